@@ -1,0 +1,126 @@
+"""The awk-compatible command line (SPEC §5, §7): ``compact-dp -v name=value … FILE``.
+
+An agent script that ran ``awk -v … -f compact_dp.awk FILE`` can run ``compact-dp`` with the
+same arguments and get the same bytes and exit status.  This path is the hot one — it runs
+before every LLM call — so it imports neither typer, rich nor orjson.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+from . import errors
+from .errors import UsageError
+
+_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)\Z", re.S)
+TURN_KEEP_PROGRAM = "compact_turn_keep.awk"
+
+
+@dataclass
+class AwkInvocation:
+    """What the arguments ask for: the model, the assignments in order, the files."""
+
+    model: str | None = None
+    program: str | None = None
+    assignments: dict[str, str] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+    output: str = "plain"                    # plain | json | explain
+
+    def model_name(self, environ=os.environ) -> str:
+        """--model, else the program name (turn-keep), else COMPACT_DP_MODEL, else v3.0.7."""
+        if self.model:
+            return self.model
+        if self.program and os.path.basename(self.program) == TURN_KEEP_PROGRAM:
+            return "turn-keep"
+        return environ.get("COMPACT_DP_MODEL") or "v3.0.7"
+
+
+def is_awk_form(argv: list[str]) -> bool:
+    """-v or -f anywhere before ``--`` selects the awk form."""
+    for a in argv:
+        if a == "--":
+            return False
+        if a.startswith("-v") or a.startswith("-f"):
+            return True
+    return False
+
+
+def _assignment(text: str, where: str) -> tuple[str, str]:
+    m = _ASSIGNMENT.match(text)
+    if not m:
+        raise UsageError(f"{where}: expected name=value, got {text!r}")
+    return m.group(1), m.group(2)
+
+
+def parse_awk_args(argv: list[str]) -> AwkInvocation:
+    """Options first (awk stops at the first operand), then files and name=value operands."""
+    from .awkvalue import unescape
+
+    inv = AwkInvocation()
+    i = 0
+
+    def value_of(opt: str) -> str:
+        nonlocal i
+        if i + 1 >= len(argv):
+            raise UsageError(f"option {opt} needs a value")
+        i += 1
+        return argv[i]
+
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            i += 1
+            break
+        if a == "-" or not a.startswith("-"):
+            break
+        if a == "-v" or a.startswith("-v"):
+            name, value = _assignment(value_of(a) if a == "-v" else a[2:], "-v")
+            inv.assignments[name] = unescape(value)
+        elif a == "-f" or a.startswith("-f"):
+            inv.program = value_of(a) if a == "-f" else a[2:]
+        elif a == "-F" or a.startswith("-F"):
+            if a == "-F":
+                value_of(a)                  # the field separator: this program reads no fields
+        elif a == "--model" or a.startswith("--model="):
+            inv.model = value_of(a) if a == "--model" else a.split("=", 1)[1]
+        elif a in ("--json", "--explain"):
+            inv.output = a[2:]
+        else:
+            raise UsageError(f"unknown option {a!r} (awk form: -v name=value, -f PROGRAM, "
+                             "--model NAME, --json, --explain)")
+        i += 1
+    for operand in argv[i:]:
+        m = _ASSIGNMENT.match(operand)
+        if m:
+            inv.assignments[m.group(1)] = unescape(m.group(2))
+        else:
+            inv.files.append(operand)
+    return inv
+
+
+def run(argv: list[str]) -> int:
+    """Parse, decide, print; every failure is one line on stderr and exit status 2."""
+    from .models import AwkFatal, decide_conversation, get_model
+    from .params import awk_values, string_valued
+    from .render import emit
+    from .scan import InputError, scan_paths
+
+    try:
+        inv = parse_awk_args(argv)
+        model = get_model(inv.model_name())
+    except (UsageError, ValueError) as e:
+        return errors.fail(f"error: {e}")
+    values = awk_values(inv.assignments)
+    for name in string_valued(values, model.reads):
+        errors.warn(f"{name}={values[name].text!r} is not a number; awk compares it as a "
+                    f"string and uses {values[name].num:g} in arithmetic")
+    try:
+        conv = scan_paths(inv.files, v2_users=model.v2_users)
+        decision = decide_conversation(values, conv, model)
+    except InputError as e:
+        return errors.fail(f"error: cannot open {e}")
+    except AwkFatal as e:
+        return errors.fail(f"fatal: {e}")
+    return emit(decision, inv.output)

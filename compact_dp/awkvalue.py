@@ -1,0 +1,137 @@
+"""Awk's values: what a ``-v name=value`` string means to the awk program (SPEC §4).
+
+The callers pass every parameter as a string.  Awk gives it a numeric value and, separately,
+decides whether comparisons with it are numeric or string comparisons.  ``compact_dp.awk``
+behaves differently for ``e_fixed=abc`` than for ``e_fixed=0``, so the drop-in must carry
+both facts around exactly as awk does.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+_BLANKS = " \t\n\r\f\v"
+_DECIMAL = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+_LOOKS_NUMERIC = re.compile(r"[ \t\n\r\f\v]*" + _DECIMAL + r"[ \t\n\r\f\v]*\Z")
+_NUMERIC_PREFIX = re.compile(r"[ \t\n\r\f\v]*(" + _DECIMAL + ")")
+_ESCAPES = {"\\": "\\", '"': '"', "/": "/", "a": "\a", "b": "\b", "f": "\f",
+            "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
+_ESCAPE = re.compile(r"\\([0-7]{1,3}|.)", re.S)
+
+
+def looks_numeric(text: str) -> bool:
+    """True when awk would treat this input string as a number in comparisons."""
+    return _LOOKS_NUMERIC.match(text) is not None
+
+
+def numeric_prefix(text: str) -> float:
+    """The value awk uses in arithmetic: the longest leading decimal number, else 0."""
+    m = _NUMERIC_PREFIX.match(text)
+    return float(m.group(1)) if m else 0.0
+
+
+def unescape(text: str) -> str:
+    """Process backslash escapes the way awk does for ``-v`` and operand assignments."""
+    def one(m: re.Match) -> str:
+        s = m.group(1)
+        if s[0] in "01234567":
+            return chr(int(s, 8))
+        return _ESCAPES.get(s, "\\" + s)
+    return _ESCAPE.sub(one, text) if "\\" in text else text
+
+
+def number_to_string(x: float) -> str:
+    """How awk writes a number when it must compare it as a string (CONVFMT=%.6g)."""
+    if math.isfinite(x) and x == int(x):
+        return "%d" % x
+    return "%.6g" % x
+
+
+class AwkValue:
+    """A value together with its awk nature.
+
+    ``kind`` is ``"number"`` (computed or given as a number), ``"strnum"`` (an input string
+    that looks numeric), ``"string"`` (any other input string) or ``"unset"`` (a variable
+    never assigned: both 0 and "").  ``text`` is the original string, if there was one.
+    """
+
+    __slots__ = ("text", "num", "kind")
+
+    def __init__(self, text: str | None, num: float, kind: str):
+        self.text = text
+        self.num = num
+        self.kind = kind
+
+    @classmethod
+    def from_input(cls, text: str) -> "AwkValue":
+        """A string that came from the command line (a ``-v`` value or an operand)."""
+        if looks_numeric(text):
+            return cls(text, float(text.strip(_BLANKS)), "strnum")
+        return cls(text, numeric_prefix(text), "string")
+
+    @classmethod
+    def number(cls, x: float) -> "AwkValue":
+        return cls(None, float(x), "number")
+
+    @property
+    def is_string(self) -> bool:
+        """Comparisons with this value are string comparisons."""
+        return self.kind == "string"
+
+    def as_string(self) -> str:
+        if self.text is not None:
+            return self.text
+        return "" if self.kind == "unset" else number_to_string(self.num)
+
+    def __repr__(self) -> str:
+        return f"AwkValue({self.text!r}, {self.num!r}, {self.kind})"
+
+
+UNSET = AwkValue(None, 0.0, "unset")
+
+
+def _cmp_bytes(a: str, b: str) -> int:
+    ab, bb = a.encode("utf-8", "surrogateescape"), b.encode("utf-8", "surrogateescape")
+    return (ab > bb) - (ab < bb)
+
+
+def compare_number(v: AwkValue, const: float) -> int | None:
+    """Compare a variable with a numeric constant as awk does: -1, 0, 1 (None if NaN).
+
+    Numbers, numeric strings and unset values compare numerically; other strings compare
+    byte-wise against the constant written as awk writes it (``0`` -> ``"0"``).
+    """
+    if v.kind != "string":
+        a = v.num
+        if a != a or const != const:
+            return None
+        return (a > const) - (a < const)
+    return _cmp_bytes(v.as_string(), number_to_string(const))
+
+
+def gt(v: AwkValue, const: float) -> bool:
+    c = compare_number(v, const)
+    return c is not None and c > 0
+
+
+def lt(v: AwkValue, const: float) -> bool:
+    c = compare_number(v, const)
+    return c is not None and c < 0
+
+
+def le(v: AwkValue, const: float) -> bool:
+    c = compare_number(v, const)
+    return c is not None and c <= 0
+
+
+def equals_empty_string(v: AwkValue) -> bool:
+    """``v == ""`` is always a string comparison; an unset variable is the empty string."""
+    return v.as_string() == ""
+
+
+def awk_int(x: float) -> float:
+    """awk's int(): truncate toward zero, leaving infinities and NaN alone."""
+    if math.isfinite(x):
+        return float(math.trunc(x))
+    return x

@@ -1,0 +1,64 @@
+"""The forced-compaction policy around the decision (SPEC §6, bash-agent's agent_compact_context).
+
+The decision may say "don't" (0, or keep everything).  The agent compacts anyway when the
+trigger is a plan step or the last request already filled more than 90 % of the window, and
+then keeps lines by the turn-keep rule.  This module is that wrapper, so callers get the
+agent's final answer — keep N lines, or do nothing — in one call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .models import Decision, turn_keep
+from .scan import Conversation
+
+TRIGGERS = ("auto", "plan_clear", "plan_confirm")
+PLAN_TRIGGERS = ("plan_clear", "plan_confirm")
+DEFAULT_FORCE_PERCENT = 90
+
+
+@dataclass
+class PolicyResult:
+    """The agent's action: ``compact`` keeping ``keep`` lines, or ``skip``."""
+
+    action: str
+    keep: int
+    forced: bool
+    reason: str
+
+    @property
+    def exit_status(self) -> int:
+        return 0 if self.action == "compact" else 1
+
+
+def force_limit(max_context: float, force_percent: float = DEFAULT_FORCE_PERCENT) -> int:
+    """bash's ``MAX_CONTEXT_TOKENS * 90 / 100`` in integer arithmetic."""
+    return int(max_context) * int(force_percent) // 100
+
+
+def apply_policy(decision: Decision, conv: Conversation, trigger: str, context_tokens: float,
+                 max_context: float, ratio: float,
+                 force_percent: float = DEFAULT_FORCE_PERCENT) -> PolicyResult:
+    """SPEC §6: fall back to turn-keep when forced, then compact only when it is worth it."""
+    if trigger not in TRIGGERS:
+        raise ValueError(f"unknown trigger {trigger!r} (choose from {', '.join(TRIGGERS)})")
+    total = decision.lines
+    keep = decision.keep
+    forced = False
+    reason = "the cost model's answer"
+    if keep == 0 or (keep >= total and total > 0):
+        limit = force_limit(max_context, force_percent)
+        if trigger in PLAN_TRIGGERS:
+            forced, reason = True, f"forced by the {trigger} trigger"
+        elif context_tokens > limit:
+            forced = True
+            reason = f"forced: the last request used {context_tokens:g} tokens > {limit}"
+        if not forced:
+            return PolicyResult("skip", 0, False, "the cost model says do not compact "
+                                "and nothing forces it")
+        keep = turn_keep(ratio, conv).keep
+        reason += f"; turn-keep keeps the last {keep} lines"
+    if 0 < keep < total or trigger in PLAN_TRIGGERS:
+        return PolicyResult("compact", keep, forced, reason)
+    return PolicyResult("skip", 0, forced, reason + ", which leaves nothing to summarise")

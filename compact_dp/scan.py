@@ -1,0 +1,136 @@
+"""The streaming scanner: one pass over the conversation bytes (SPEC §1).
+
+It never holds more than one chunk of text: each record becomes its token size and, if it
+is a user line, its index.  Everything the models need (NR, T, suffix sums, where user
+lines are) follows from those two arrays.
+"""
+
+from __future__ import annotations
+
+import sys
+from array import array
+from dataclasses import dataclass, field
+from typing import BinaryIO, Iterable
+
+CHUNK = 1 << 20
+USER_ROLE = b'"role":"user"'
+ARRAY_CONTENT = b'"content":['
+V2_USER_PREFIX = b'{"role":"user","content":"'
+
+
+class InputError(Exception):
+    """A conversation file that cannot be read; the message names it."""
+
+
+@dataclass
+class Conversation:
+    """Per-record token sizes and the 0-based indices of the user lines.
+
+    ``users`` follows the current user-line test; ``users_v2`` (v2's older test) is filled
+    only when a v2 decision asked for it.
+    """
+
+    sizes: array = field(default_factory=lambda: array("q"))
+    users: array = field(default_factory=lambda: array("q"))
+    users_v2: array | None = None
+
+    def user_lines(self, v2: bool = False) -> array:
+        if v2:
+            if self.users_v2 is None:
+                raise ValueError("scanned without v2 user lines")
+            return self.users_v2
+        return self.users
+
+    @property
+    def nr(self) -> int:
+        return len(self.sizes)
+
+    @property
+    def total(self) -> int:
+        return sum(self.sizes)
+
+
+def token_size(nbytes: int) -> int:
+    """The size rule every model uses: (bytes + 3) // 4 + 1 tokens per record."""
+    return (nbytes + 3) // 4 + 1
+
+
+def is_user_line(line: bytes) -> bool:
+    """v3.0.7 / v4.2 / turn-keep: has "role":"user" and no array content (tool results)."""
+    return USER_ROLE in line and ARRAY_CONTENT not in line
+
+
+def is_user_line_v2(line: bytes) -> bool:
+    """v2: the record starts with a plain-text user message."""
+    return line.startswith(V2_USER_PREFIX)
+
+
+class Scanner:
+    """Feeds records to a Conversation; files end records at their end, like awk."""
+
+    def __init__(self, v2_users: bool = False):
+        self.conv = Conversation(users_v2=array("q") if v2_users else None)
+
+    def add_lines(self, lines: list[bytes]) -> None:
+        """Record complete lines (without their ``\\n``)."""
+        conv = self.conv
+        base = len(conv.sizes)
+        conv.sizes.extend([(len(x) + 3) // 4 + 1 for x in lines])
+        conv.users.extend([i for i, x in enumerate(lines, base)
+                           if USER_ROLE in x and ARRAY_CONTENT not in x])
+        if conv.users_v2 is not None:
+            conv.users_v2.extend([i for i, x in enumerate(lines, base)
+                                  if x.startswith(V2_USER_PREFIX)])
+
+    def add_stream(self, stream: BinaryIO) -> None:
+        """Read a binary stream chunk by chunk; a line may span many chunks."""
+        pending: list[bytes] = []
+        read = stream.read
+        while True:
+            chunk = read(CHUNK)
+            if not chunk:
+                break
+            lines = chunk.split(b"\n")
+            if pending:
+                pending.append(lines[0])
+                if len(lines) == 1:
+                    continue
+                lines[0] = b"".join(pending)
+                pending = []
+            last = lines.pop()
+            if last:
+                pending.append(last)
+            self.add_lines(lines)
+        if pending:
+            self.add_lines([b"".join(pending)])
+
+    def add_path(self, path: str) -> None:
+        """Read one file operand (``-`` is standard input)."""
+        if path == "-":
+            if sys.stdin is None:
+                raise InputError("-: standard input is closed")
+            self.add_stream(sys.stdin.buffer)
+            return
+        try:
+            with open(path, "rb") as f:
+                self.add_stream(f)
+        except IsADirectoryError:
+            raise InputError(f"{path}: is a directory") from None
+        except OSError as e:
+            raise InputError(f"{path}: {e.strerror or e}") from None
+
+
+def scan_paths(paths: Iterable[str], v2_users: bool = False) -> Conversation:
+    """Scan file operands in order as one stream; no operand means standard input."""
+    scanner = Scanner(v2_users)
+    paths = list(paths) or ["-"]
+    for p in paths:
+        scanner.add_path(p)
+    return scanner.conv
+
+
+def scan_lines(lines: Iterable[bytes | str], v2_users: bool = False) -> Conversation:
+    """A Conversation from records already split (API use); str is encoded as UTF-8."""
+    scanner = Scanner(v2_users)
+    scanner.add_lines([x.encode() if isinstance(x, str) else x for x in lines])
+    return scanner.conv

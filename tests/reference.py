@@ -1,0 +1,182 @@
+"""A plain, O(n²) transcription of SPEC.md §1, §3 and §6, for the property tests.
+
+Written for obviousness, not speed: every k sums its own suffix, r_t is the plain loop, the
+records come from a straightforward split.  It shares only the awk comparison helpers with
+the package (those have their own rule-by-rule tests).
+"""
+
+from __future__ import annotations
+
+import math
+
+from compact_dp.awkvalue import awk_int, equals_empty_string, gt, le, lt, AwkValue
+
+
+class Fatal(Exception):
+    pass
+
+
+def records(data: bytes) -> list[bytes]:
+    """Split on \\n only; a last record without \\n still counts; empty input has none."""
+    if not data:
+        return []
+    parts = data.split(b"\n")
+    if data.endswith(b"\n"):
+        parts.pop()
+    return parts
+
+
+def size(line: bytes) -> int:
+    return (len(line) + 3) // 4 + 1
+
+
+def is_user(line: bytes, model: str) -> bool:
+    if model == "v2":
+        return line.startswith(b'{"role":"user","content":"')
+    return b'"role":"user"' in line and b'"content":[' not in line
+
+
+def turn_keep(lines: list[bytes], ratio: float) -> int:
+    NR = len(lines)
+    if NR == 0:
+        return 0
+    total_turns = sum(1 for x in lines if is_user(x, "v3.0.7"))
+    target = awk_int(total_turns * ratio + 0.5)
+    if target < 1:
+        target = 1
+    if target > total_turns:
+        target = total_turns
+    passed = count = 0
+    i = NR - 1
+    while i >= 0 and passed < target:
+        count += 1
+        if is_user(lines[i], "v3.0.7"):
+            passed += 1
+        i -= 1
+    return count if passed else 0
+
+
+def decide(lines: list[bytes], v: dict[str, AwkValue], model: str) -> int:
+    """SPEC §3 step by step: the printed number."""
+    return decide_detail(lines, v, model)[0]
+
+
+def decide_detail(lines: list[bytes], v: dict[str, AwkValue], model: str):
+    """(printed number, best_k, best benefit); v maps awk names to AwkValue (unset too)."""
+    if model == "turn-keep":
+        return turn_keep(lines, v["ratio"].num), 0, -1e18
+    NR = len(lines)
+    if NR == 0:
+        return 0, 0, -1e18
+    sizes = [size(x) for x in lines]
+    T = sum(sizes)
+    n = lambda name: v[name].num  # noqa: E731
+    if gt(v["e_fixed"], 0):
+        E = n("e_fixed")
+    elif gt(v["baseline_e"], 0):
+        remaining = n("baseline_e") - n("t")
+        floor = awk_int(n("baseline_e") / 2) if gt(v["baseline_e"], 1) else 2
+        E = remaining if remaining > floor else floor
+    else:
+        E = 2
+    try:
+        if gt(v["L_fixed"], 0):
+            L = v["L_fixed"]
+        elif gt(v["t"], 0) and gt(v["total_requests"], 0):
+            L = AwkValue.number(n("total_requests") / n("t"))
+        else:
+            L = AwkValue.number(5)
+        if lt(L, 1):
+            L = AwkValue.number(1)
+        L = L.num
+        if gt(v["total_requests"], 0) and gt(v["total_input"], 0):
+            avg = n("total_input") / n("total_requests")
+        else:
+            avg = 4000
+    except ZeroDivisionError:
+        raise Fatal
+    c = n("total_compact")
+    R = E * L
+    l_instr = 70
+    r_t = 1.0
+    i = 1
+    while i <= c + 1:
+        r_t = r_t * n("r")
+        i += 1
+    if r_t < 0.37:
+        r_t = 0.37
+    N_remain = R * avg
+    info_loss = n("beta") * (1.0 - r_t) * N_remain * n("p_input") / 1000000
+    if model != "v2":
+        Q = 0.2 if equals_empty_string(v["quality_penalty"]) else n("quality_penalty")
+        mc = v["max_context"]
+        M = 200000 if (equals_empty_string(mc) or le(mc, 0)) else mc.num
+    min_keep = awk_int(NR * n("min_keep_ratio") + 0.5)
+    if min_keep < 3:
+        min_keep = 3
+    if min_keep > NR:
+        min_keep = NR
+    hi = NR
+    if model == "v4.2":
+        max_keep = awk_int(NR * (1 - n("min_keep_ratio")) + 0.5)
+        if max_keep > NR:
+            max_keep = NR
+        if max_keep < min_keep:
+            max_keep = NR
+        hi = max_keep
+    V, S = n("V"), n("S")
+    p_input, p_cache, p_out = n("p_input"), n("p_cache"), n("p_out")
+    best_k, best = 0, -1e18
+    k = min_keep
+    while k <= hi:
+        K = 0
+        for j in range(NR - int(k), NR):
+            K += sizes[j]
+        H = T - K
+        if H > 0:
+            savings = (R - 1) * p_cache * H / 1000000
+            cache_miss = (S + K) * (p_input - p_cache) / 1000000
+            if model == "v4.2":
+                compact_cost = (p_cache * V + p_input * (H + l_instr) + p_out * S) / 1000000
+            else:
+                compact_cost = (p_cache * (V + H) + p_input * l_instr + p_out * S) / 1000000
+            benefit = savings - cache_miss - compact_cost - info_loss
+            if model != "v2":
+                quality = 0
+                if model != "v4.2" or T > M * 0.30:
+                    if M * 1000000 == 0:
+                        raise Fatal
+                    quality = Q * p_input * ((V + T) * (V + T) - (V + K) * (V + K)) / (M * 1000000)
+                benefit = benefit + quality
+            if benefit > best:
+                best, best_k = benefit, int(k)
+        k += 1
+    if not best > 0:
+        return 0, best_k, best
+    adj = best_k
+    cut = NR - adj + 1
+    while cut > 1 and not is_user(lines[cut - 1], model):
+        cut -= 1
+        adj = NR - cut + 1
+    if model == "v4.2":
+        if adj > max_keep:
+            return 0, best_k, best
+        H_actual = T - sum(sizes[: NR - adj])
+        if H_actual < 20 * S:
+            return 0, best_k, best
+    return adj, best_k, best
+
+
+def policy(lines, keep: int, trigger: str, context_tokens: float, max_context: float,
+           ratio: float, force_percent: int = 90) -> tuple[int, int]:
+    """SPEC §6 as bash-agent writes it: (printed keep, exit status)."""
+    total = len(lines)
+    if keep == 0 or (keep >= total and total > 0):
+        forced = trigger in ("plan_clear", "plan_confirm") or \
+            context_tokens > math.trunc(max_context) * force_percent // 100
+        if not forced:
+            return 0, 1
+        keep = turn_keep(lines, ratio)
+    if (0 < keep < total) or trigger in ("plan_clear", "plan_confirm"):
+        return keep, 0
+    return 0, 1
