@@ -1,4 +1,4 @@
-"""The Python API: ``decide`` and ``policy`` without a subprocess.
+"""The Python API: ``decide`` and ``should_compact`` without a subprocess.
 
     >>> import compact_dp
     >>> d = compact_dp.decide("conversation.jsonl", {"turns": 5, "requests": 40})
@@ -56,7 +56,7 @@ def decide(source: Source, params: Mapping[str, object] | None = None, *,
     return decide_conversation(values, load(source, m.v2_users), m)
 
 
-def policy(source: Source, trigger: str = "auto", context_tokens: float = 0,
+def should_compact(source: Source, trigger: str = "auto", context_tokens: float = 0,
            params: Mapping[str, object] | None = None, *, model: str = DEFAULT_MODEL,
            force_percent: float = DEFAULT_FORCE_PERCENT,
            env: Mapping[str, str] | None = None) -> PolicyResult:
