@@ -33,7 +33,11 @@ def warn(message: str) -> None:
 def write_stdout(text: str) -> int:
     """Write the answer; a closed pipe is one line on stderr and exit 2, never a traceback."""
     try:
-        sys.stdout.write(text)
+        try:
+            sys.stdout.write(text)
+        except UnicodeEncodeError:     # a non-UTF-8 stdout: keep the text readable
+            enc = sys.stdout.encoding or "ascii"
+            sys.stdout.write(text.encode(enc, "replace").decode(enc))
         sys.stdout.flush()
     except BrokenPipeError:
         # Point stdout at /dev/null so the interpreter's final flush cannot fail again.

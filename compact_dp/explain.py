@@ -109,10 +109,11 @@ def render(dec: Decision, sizes, policy=None, width: int | None = None,
 
     if terminal is None:
         terminal = sys.stdout is not None and sys.stdout.isatty()
+    styled = terminal and not os.environ.get("NO_COLOR")   # https://no-color.org
     buf = io.StringIO()
-    console = Console(file=buf, width=width or _width(), force_terminal=terminal,
-                      no_color=not terminal or "NO_COLOR" in os.environ,
-                      highlight=False, emoji=False, color_system="auto" if terminal else None)
+    console = Console(file=buf, width=width or _width(), force_terminal=styled,
+                      no_color=not styled, highlight=False, emoji=False,
+                      color_system="auto" if styled else None)
     console.print(Text(f"compact-dp · model {dec.model} · {dec.lines:,} lines · "
                        f"{dec.total_tokens:,} tokens · {dec.user_lines:,} user lines",
                        style="bold"))
@@ -147,14 +148,22 @@ def render(dec: Decision, sizes, policy=None, width: int | None = None,
                 console.print(f"Runner-up: keep {second.k} lines, net {money(second.benefit)} "
                               f"(margin {money(dec.best_benefit - second.benefit)}).")
         if dec.aligned_keep and dec.aligned_keep != dec.best_k:
-            console.print(f"Turn alignment: the cut moves back from {dec.best_k} to "
-                          f"{dec.aligned_keep} lines so the kept window starts on a user line.")
+            console.print(_alignment_note(dec))
         if dec.model == "v4.2":
             console.print(f"v4.2 guards: keep at most {d.max_keep} lines and at least "
                           f"20 × S = {20 * d.S:,g} tokens; "
                           + (dec.guard if dec.guard else "none fired") + ".")
     console.print(Text(reason(dec, policy), style="bold"))
     return buf.getvalue()
+
+
+def _alignment_note(dec: Decision) -> str:
+    users = dec.conv.user_lines(get_model(dec.model).v2_users)
+    if dec.aligned_keep == dec.lines and not (users and users[0] == 0):
+        return (f"Turn alignment: no user line at or before the cut at {dec.best_k}, so the "
+                f"kept window grows back to line 1 (all {dec.lines:,} lines).")
+    return (f"Turn alignment: the cut moves back from {dec.best_k} to {dec.aligned_keep} "
+            f"lines so the kept window starts on a user line.")
 
 
 def _width() -> int:

@@ -63,11 +63,16 @@ def decide(lines: list[bytes], v: dict[str, AwkValue], model: str) -> int:
 
 def decide_detail(lines: list[bytes], v: dict[str, AwkValue], model: str):
     """(printed number, best_k, best benefit); v maps awk names to AwkValue (unset too)."""
+    return explain(lines, v, model)[:3]
+
+
+def explain(lines: list[bytes], v: dict[str, AwkValue], model: str):
+    """(printed number, best_k, best benefit, facts): facts has the --json fields."""
     if model == "turn-keep":
-        return turn_keep(lines, v["ratio"].num), 0, -1e18
+        return turn_keep(lines, v["ratio"].num), 0, -1e18, {}
     NR = len(lines)
     if NR == 0:
-        return 0, 0, -1e18
+        return 0, 0, -1e18, {}
     sizes = [size(x) for x in lines]
     T = sum(sizes)
     n = lambda name: v[name].num  # noqa: E731
@@ -126,6 +131,10 @@ def decide_detail(lines: list[bytes], v: dict[str, AwkValue], model: str):
         hi = max_keep
     V, S = n("V"), n("S")
     p_input, p_cache, p_out = n("p_input"), n("p_cache"), n("p_out")
+    facts = {"min_keep": min_keep, "terms": None,
+             "derived": {"E": E, "L": L, "R": R, "avg": avg, "r_t": r_t, "info_loss": info_loss}}
+    if model != "v2":
+        facts["derived"].update(Q=Q, M=M)
     best_k, best = 0, -1e18
     k = min_keep
     while k <= hi:
@@ -150,9 +159,13 @@ def decide_detail(lines: list[bytes], v: dict[str, AwkValue], model: str):
                 benefit = benefit + quality
             if benefit > best:
                 best, best_k = benefit, int(k)
+                facts["terms"] = {"K": K, "H": H, "savings": savings, "cache_miss": cache_miss,
+                                  "compact_cost": compact_cost, "info_loss": info_loss,
+                                  "quality": quality if model != "v2" else 0.0,
+                                  "benefit": benefit}
         k += 1
     if not best > 0:
-        return 0, best_k, best
+        return 0, best_k, best, facts
     adj = best_k
     cut = NR - adj + 1
     while cut > 1 and not is_user(lines[cut - 1], model):
@@ -160,11 +173,11 @@ def decide_detail(lines: list[bytes], v: dict[str, AwkValue], model: str):
         adj = NR - cut + 1
     if model == "v4.2":
         if adj > max_keep:
-            return 0, best_k, best
+            return 0, best_k, best, facts
         H_actual = T - sum(sizes[: NR - adj])
         if H_actual < 20 * S:
-            return 0, best_k, best
-    return adj, best_k, best
+            return 0, best_k, best, facts
+    return adj, best_k, best, facts
 
 
 def policy(lines, keep: int, trigger: str, context_tokens: float, max_context: float,
