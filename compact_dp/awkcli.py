@@ -8,25 +8,30 @@ before every LLM call — so it imports neither typer, rich nor orjson.
 from __future__ import annotations
 
 import os
-import re
-from dataclasses import dataclass, field
 
 from . import errors
 from .errors import UsageError
 
-_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)\Z", re.S)
 TURN_KEEP_PROGRAM = "compact_turn_keep.awk"
 
 
-@dataclass
+def split_assignment(text: str) -> tuple[str, str] | None:
+    """``name=value`` with an awk identifier as name, else None (then it is a file)."""
+    name, eq, value = text.partition("=")
+    if eq and name.isascii() and name.isidentifier():
+        return name, value
+    return None
+
+
 class AwkInvocation:
     """What the arguments ask for: the model, the assignments in order, the files."""
 
-    model: str | None = None
-    program: str | None = None
-    assignments: dict[str, str] = field(default_factory=dict)
-    files: list[str] = field(default_factory=list)
-    output: str = "plain"                    # plain | json | explain
+    def __init__(self):
+        self.model: str | None = None
+        self.program: str | None = None
+        self.assignments: dict[str, str] = {}
+        self.files: list[str] = []
+        self.output = "plain"                    # plain | json | explain
 
     def model_name(self, environ=os.environ) -> str:
         """--model, else the program name (turn-keep), else COMPACT_DP_MODEL, else v3.0.7."""
@@ -48,10 +53,10 @@ def is_awk_form(argv: list[str]) -> bool:
 
 
 def _assignment(text: str, where: str) -> tuple[str, str]:
-    m = _ASSIGNMENT.match(text)
-    if not m:
+    pair = split_assignment(text)
+    if pair is None:
         raise UsageError(f"{where}: expected name=value, got {text!r}")
-    return m.group(1), m.group(2)
+    return pair
 
 
 def parse_awk_args(argv: list[str]) -> AwkInvocation:
@@ -92,9 +97,9 @@ def parse_awk_args(argv: list[str]) -> AwkInvocation:
                              "--model NAME, --json, --explain)")
         i += 1
     for operand in argv[i:]:
-        m = _ASSIGNMENT.match(operand)
-        if m:
-            inv.assignments[m.group(1)] = unescape(m.group(2))
+        pair = split_assignment(operand)
+        if pair:
+            inv.assignments[pair[0]] = unescape(pair[1])
         else:
             inv.files.append(operand)
     return inv

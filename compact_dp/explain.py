@@ -11,7 +11,8 @@ import io
 import os
 import sys
 
-from .models import Decision, Terms, candidate_range, get_model, terms_at
+from .models import Decision, Terms, candidate_range, get_model
+from .search import BenefitCurve
 from .render import money, reason
 
 ALL_ROWS_UP_TO = 40     # candidates shown in full up to this many
@@ -25,7 +26,7 @@ LEGEND = ("$ per term: ① cache savings from dropping H tokens, ② one-time ca
 def all_terms(dec: Decision, sizes) -> list[Terms]:
     """Terms for every candidate k, in order (K from a running suffix sum)."""
     d = dec.derived
-    model = get_model(dec.model)
+    curve = BenefitCurve(d, get_model(dec.model))
     ks = candidate_range(d)
     rows: list[Terms] = []
     if not ks:
@@ -36,7 +37,7 @@ def all_terms(dec: Decision, sizes) -> list[Terms]:
         if k != ks.start:
             K += sizes[NR - k]
         if d.T - K > 0:
-            rows.append(terms_at(d, model, k, K))
+            rows.append(curve.terms(k, K))
     return rows
 
 

@@ -9,16 +9,14 @@ is linear in the number of lines where the awk is quadratic.
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass, field, replace
-from typing import Mapping
+from types import SimpleNamespace
 
 from . import awkvalue as av
 from .awkvalue import AwkValue
 from .retention import compounded_retention
 from .scan import Conversation
+from .search import NO_CANDIDATE, BenefitCurve, best_candidate, kept_tokens_table
 
-L_INSTR = 70.0
-NO_CANDIDATE = -1e18
 MODELS = ("v3.0.7", "v2", "v4.2", "turn-keep")
 DEFAULT_MODEL = "v3.0.7"
 
@@ -27,14 +25,20 @@ class AwkFatal(Exception):
     """What awk treats as a fatal run-time error (division by zero): exit status 2."""
 
 
-@dataclass(frozen=True)
 class Model:
-    name: str
-    v2_users: bool          # v2's user-line test (prefix) instead of "role":"user"
-    quality: bool           # has term ⑤
-    quality_gate: bool      # v4.2: ⑤ only when T > 0.30 M
-    repriced_summary: bool  # v4.2: ③ pays p_input for the dropped history
-    keep_guards: bool       # v4.2: keep ceiling and minimum-drop guard
+    """What distinguishes the models; all share one core."""
+
+    __slots__ = ("name", "v2_users", "quality", "quality_gate", "repriced_summary",
+                 "keep_guards")
+
+    def __init__(self, name: str, v2_users: bool, quality: bool, quality_gate: bool,
+                 repriced_summary: bool, keep_guards: bool):
+        self.name = name
+        self.v2_users = v2_users                  # v2's user-line test (a prefix)
+        self.quality = quality                    # has term ⑤
+        self.quality_gate = quality_gate          # v4.2: ⑤ only when T > 0.30 M
+        self.repriced_summary = repriced_summary  # v4.2: ③ pays p_input for the history
+        self.keep_guards = keep_guards            # v4.2: keep ceiling, minimum-size guard
 
     @property
     def reads(self) -> frozenset[str]:
@@ -64,76 +68,55 @@ def get_model(name: str) -> Model:
         raise ValueError(f"unknown model {name!r} (choose from {', '.join(MODELS)})") from None
 
 
-@dataclass
-class Derived:
-    """Steps 2–9: the quantities that do not depend on k, and where each came from."""
+# Plain namespaces rather than dataclasses: importing dataclasses costs ~10 ms of start-up.
+class Derived(SimpleNamespace):
+    """Steps 2–9: the quantities that do not depend on k, and where each came from.
 
-    E: float
-    L: float
-    R: float
-    avg: float
-    c: float
-    r_t: float
-    N_remain: float
-    info_loss: float
-    Q: float | None
-    M: float | None
-    min_keep: int
-    max_keep: int | None
-    T: int
-    NR: int
-    V: float
-    S: float
-    p_input: float
-    p_cache: float
-    p_out: float
-    beta: float
-    sources: dict[str, str] = field(default_factory=dict)
+    E, L, R, avg, c, r_t, N_remain, info_loss; Q, M (None for v2); min_keep, max_keep
+    (None but for v4.2); T, NR; the prices V, S, p_input, p_cache, p_out, beta; and
+    ``sources``, a dict saying where E, L, avg, Q, M came from.
+    """
 
     def with_remaining_calls(self, R: float) -> "Derived":
         """The same quantities had R calls been expected (① and ④ depend on R)."""
         N_remain = R * self.avg
         info_loss = self.beta * (1.0 - self.r_t) * N_remain * self.p_input / 1000000
-        return replace(self, R=R, N_remain=N_remain, info_loss=info_loss)
+        return Derived(**{**vars(self), "R": R, "N_remain": N_remain, "info_loss": info_loss})
 
 
-@dataclass
-class Terms:
-    """The five terms for one candidate k (K = tokens of the last k lines)."""
-
-    k: int
-    K: int
-    H: int
-    savings: float
-    cache_miss: float
-    compact_cost: float
-    info_loss: float
-    quality: float
-    benefit: float
+class Terms(SimpleNamespace):
+    """The five terms for one candidate k (K = tokens of the last k lines, H = T − K):
+    k, K, H, savings, cache_miss, compact_cost, info_loss, quality, benefit."""
 
 
-@dataclass
 class Decision:
     """Everything a caller may want to know about one decision."""
 
-    model: str
-    lines: int
-    total_tokens: int
-    keep: int
-    derived: Derived | None = None
-    best_k: int = 0
-    best_benefit: float = NO_CANDIDATE
-    terms: Terms | None = None
-    guard: str | None = None          # v4.2: which guard turned the answer into 0
-    aligned_keep: int = 0             # best_k moved back to a user line (before guards)
-    kept_tokens: int = 0              # tokens in that aligned window
-    conv: Conversation | None = field(default=None, repr=False)  # for --explain
-    user_lines: int = 0
-    target_turns: int | None = None   # turn-keep
+    def __init__(self, model: str, lines: int, total_tokens: int, keep: int = 0,
+                 user_lines: int = 0, conv: Conversation | None = None):
+        self.model = model
+        self.lines = lines
+        self.total_tokens = total_tokens
+        self.keep = keep                        # what the command prints
+        self.user_lines = user_lines
+        self.conv = conv                        # the scanned conversation (for --explain)
+        self.derived: Derived | None = None
+        self.best_k = 0
+        self.best_benefit = NO_CANDIDATE
+        self.terms: Terms | None = None         # at best_k
+        self.guard: str | None = None           # v4.2: which guard turned the answer to 0
+        self.aligned_keep = 0                   # best_k moved back to a user line
+        self.kept_tokens = 0                    # tokens in that aligned window
+        self.target_turns: int | None = None    # turn-keep
 
     @property
     def compact(self) -> bool:
+        """True when the answer means: summarise some lines, keep the rest."""
         return 0 < self.keep < self.lines
+
+    def __repr__(self) -> str:
+        return (f"Decision(model={self.model!r}, lines={self.lines}, keep={self.keep}, "
+                f"best_k={self.best_k}, best_benefit={self.best_benefit!r})")
 
 
 def _int_clamp(x: float, lo: float, hi: float) -> float:
@@ -150,10 +133,7 @@ def _check_divisor(x: float, where: str) -> None:
         raise AwkFatal(f"division by zero in {where}")
 
 
-QUALITY_DIVISOR = "the quality term ⑤ (M × 1000000 with M = max_context)"
-
-
-def derive(values: Mapping[str, AwkValue], conv: Conversation, model: Model) -> Derived:
+def derive(values: dict[str, AwkValue], conv: Conversation, model: Model) -> Derived:
     """Steps 2–9 of SPEC §3, comparisons done with awk's rules for each value's nature."""
     g = {n: values[n] for n in ("t", "total_requests", "total_compact", "total_input",
                                 "baseline_e", "e_fixed", "L_fixed")}
@@ -217,69 +197,14 @@ def derive(values: Mapping[str, AwkValue], conv: Conversation, model: Model) -> 
 
 
 def terms_at(d: Derived, model: Model, k: int, K: int) -> Terms:
-    """The five terms for one k, written exactly as SPEC §3 evaluates them."""
-    H = d.T - K
-    V, S, pi, pc, po = d.V, d.S, d.p_input, d.p_cache, d.p_out
-    savings = (d.R - 1) * pc * H / 1000000
-    cache_miss = (S + K) * (pi - pc) / 1000000
-    if model.repriced_summary:
-        compact_cost = (pc * V + pi * (H + L_INSTR) + po * S) / 1000000
-    else:
-        compact_cost = (pc * (V + H) + pi * L_INSTR + po * S) / 1000000
-    benefit = savings - cache_miss - compact_cost - d.info_loss
-    quality = 0.0
-    if model.quality:
-        if not model.quality_gate or d.T > d.M * 0.30:
-            _check_divisor(d.M * 1000000, QUALITY_DIVISOR)
-            quality = d.Q * pi * ((V + d.T) * (V + d.T) - (V + K) * (V + K)) / (d.M * 1000000)
-        benefit = benefit + quality
-    return Terms(k, K, H, savings, cache_miss, compact_cost, d.info_loss, quality, benefit)
+    """The five terms for one k, evaluated exactly as SPEC §3 writes them."""
+    return BenefitCurve(d, model).terms(k, K)
 
 
 def candidate_range(d: Derived) -> range:
     """k = min_keep … max_keep (NR when the model has no ceiling)."""
     hi = d.max_keep if d.max_keep is not None else d.NR
     return range(d.min_keep, hi + 1)
-
-
-def best_candidate(d: Derived, model: Model, sizes) -> tuple[int, float]:
-    """The first k with the strictly largest benefit (step 10), in one linear pass."""
-    ks = candidate_range(d)
-    best_k, best = 0, NO_CANDIDATE
-    if not ks:
-        return best_k, best
-    NR, T = d.NR, d.T
-    K = sum(sizes[NR - ks.start:])
-    V, S, pi, pc, po, il = d.V, d.S, d.p_input, d.p_cache, d.p_out, d.info_loss
-    a = (d.R - 1) * pc
-    miss_rate = pi - pc
-    instr, out = pi * L_INSTR, po * S
-    pcV = pc * V
-    with_quality = model.quality and (not model.quality_gate or T > d.M * 0.30)
-    if with_quality:
-        q1, vt2, den = d.Q * pi, (V + T) * (V + T), d.M * 1000000
-    repriced = model.repriced_summary
-    for k in ks:
-        if k != ks.start:
-            K += sizes[NR - k]
-        H = T - K
-        if H <= 0:
-            continue
-        if repriced:
-            cost = (pcV + pi * (H + L_INSTR) + out) / 1000000
-        else:
-            cost = (pc * (V + H) + instr + out) / 1000000
-        b = a * H / 1000000 - (S + K) * miss_rate / 1000000 - cost - il
-        if with_quality:
-            if den == 0:
-                _check_divisor(den, QUALITY_DIVISOR)
-            vk = V + K
-            b = b + q1 * (vt2 - vk * vk) / den
-        elif model.quality:
-            b = b + 0.0                        # v4.2 below the gate still adds quality = 0
-        if b > best:
-            best, best_k = b, k
-    return best_k, best
 
 
 def align_to_user_line(keep: int, nr: int, users) -> int:
@@ -292,27 +217,28 @@ def align_to_user_line(keep: int, nr: int, users) -> int:
     return nr - cut + 1
 
 
-def decide_conversation(values: Mapping[str, AwkValue], conv: Conversation,
+def decide_conversation(values: dict[str, AwkValue], conv: Conversation,
                         model: Model) -> Decision:
     """The whole decision for one scanned conversation."""
     NR, T = conv.nr, conv.total
     if model.name == "turn-keep":
         return turn_keep(values["ratio"].num, conv)
-    dec = Decision(model.name, NR, T, 0, user_lines=len(conv.user_lines(model.v2_users)),
+    dec = Decision(model.name, NR, T, user_lines=len(conv.user_lines(model.v2_users)),
                    conv=conv)
     if NR == 0:
         return dec
     d = derive(values, conv, model)
     dec.derived = d
-    best_k, best = best_candidate(d, model, conv.sizes)
+    prefix = kept_tokens_table(conv.sizes)           # tokens of the first i lines
+    best_k, best = best_candidate(d, model, conv.sizes, prefix)
     dec.best_k, dec.best_benefit = best_k, best
     if best_k:
-        dec.terms = terms_at(d, model, best_k, sum(conv.sizes[NR - best_k:]))
+        dec.terms = terms_at(d, model, best_k, T - prefix[NR - best_k])
     if not best > 0:
         return dec
     adj = align_to_user_line(best_k, NR, conv.user_lines(model.v2_users))
     dec.aligned_keep = adj
-    dec.kept_tokens = kept = sum(conv.sizes[NR - adj:])
+    dec.kept_tokens = kept = T - prefix[NR - adj]
     if model.keep_guards:
         if adj > d.max_keep:
             dec.guard = f"keep ceiling fired ({adj} > max_keep {d.max_keep})"
@@ -328,7 +254,7 @@ def decide_conversation(values: Mapping[str, AwkValue], conv: Conversation,
 def turn_keep(ratio: float, conv: Conversation) -> Decision:
     """The forced-compaction fallback: keep the last ``ratio`` share of user turns."""
     NR, users = conv.nr, conv.users
-    dec = Decision("turn-keep", NR, conv.total, 0, user_lines=len(users), conv=conv)
+    dec = Decision("turn-keep", NR, conv.total, user_lines=len(users), conv=conv)
     if NR == 0:
         return dec
     total_turns = len(users)

@@ -8,19 +8,18 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
-from typing import Mapping
 
 from .awkvalue import UNSET, AwkValue, looks_numeric
 
 
-@dataclass(frozen=True)
 class Param:
-    awk: str          # the awk -v name
-    option: str       # the native option, without the leading --
-    env: str | None   # the env var callers read it from
-    default: str      # the caller's default (SPEC §2)
-    meaning: str
+    """One parameter: awk -v name, native option (without --), env var, default, meaning."""
+
+    __slots__ = ("awk", "option", "env", "default", "meaning")
+
+    def __init__(self, awk: str, option: str, env: str | None, default: str, meaning: str):
+        self.awk, self.option, self.env = awk, option, env
+        self.default, self.meaning = default, meaning
 
 
 PARAMS: tuple[Param, ...] = (
@@ -61,7 +60,7 @@ def strict_number(text: str, where: str) -> float:
     return x
 
 
-def native_values(given: Mapping[str, str | float | None], env: Mapping[str, str] | None = None
+def native_values(given: dict[str, str | float | None], env: dict[str, str] | None = None
                   ) -> dict[str, AwkValue]:
     """Every parameter as a number: the given value, else its env var (unless empty), else
     the SPEC §2 default — the native form's and the hooks' ``${N:-${DP_X:-default}}``.
@@ -85,7 +84,7 @@ def native_values(given: Mapping[str, str | float | None], env: Mapping[str, str
     return values
 
 
-def awk_values(assignments: Mapping[str, str]) -> dict[str, AwkValue]:
+def awk_values(assignments: dict[str, str]) -> dict[str, AwkValue]:
     """The awk form: each assigned string keeps its awk nature; the rest stay unset."""
     values = {name: UNSET for name in AWK_NAMES}
     for name, text in assignments.items():
@@ -94,6 +93,6 @@ def awk_values(assignments: Mapping[str, str]) -> dict[str, AwkValue]:
     return values
 
 
-def string_valued(values: Mapping[str, AwkValue], read: frozenset[str]) -> list[str]:
+def string_valued(values: dict[str, AwkValue], read: frozenset[str]) -> list[str]:
     """Names of the variables the model reads whose values are strings (for warnings)."""
     return [n for n in sorted(read) if values[n].is_string]

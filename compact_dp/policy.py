@@ -8,8 +8,6 @@ agent's final answer — keep N lines, or do nothing — in one call.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .models import Decision, turn_keep
 from .scan import Conversation
 
@@ -18,14 +16,14 @@ PLAN_TRIGGERS = ("plan_clear", "plan_confirm")
 DEFAULT_FORCE_PERCENT = 90
 
 
-@dataclass
 class PolicyResult:
     """The agent's action: ``compact`` keeping ``keep`` lines, or ``skip``."""
 
-    action: str
-    keep: int
-    forced: bool
-    reason: str
+    def __init__(self, action: str, keep: int, forced: bool, reason: str):
+        self.action, self.keep, self.forced, self.reason = action, keep, forced, reason
+
+    def __repr__(self) -> str:
+        return f"PolicyResult({self.action!r}, keep={self.keep}, forced={self.forced})"
 
     @property
     def exit_status(self) -> int:

@@ -94,3 +94,20 @@ def test_assignment_keeps_the_nature(tmp_path):
     assert (d.M, d.Q) == (200000.0, 0.2)
     d = derive(awk_values({"max_context": "abc", "quality_penalty": " "}), conv, model)
     assert (d.M, d.Q) == (0.0, 0.0)
+
+
+# The scanner is hand-written (re costs start-up time); the regex of SPEC §4 is the oracle.
+import re  # noqa: E402
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+_DEC = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+_NUMERIC = re.compile(r"[ \t\n\r\f\v]*" + _DEC + r"[ \t\n\r\f\v]*\Z")
+_PREFIX = re.compile(r"[ \t\n\r\f\v]*(" + _DEC + ")")
+
+
+@given(st.text(alphabet=st.sampled_from(" \t\n+-.eE0123456789xa"), max_size=12))
+def test_hand_written_recogniser_agrees_with_the_spec_regex(text):
+    assert looks_numeric(text) == bool(_NUMERIC.match(text))
+    m = _PREFIX.match(text)
+    assert numeric_prefix(text) == (float(m.group(1)) if m else 0.0)

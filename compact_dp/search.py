@@ -1,0 +1,178 @@
+"""Finding the best k (SPEC §3 step 10) without evaluating every candidate, exactly.
+
+The net benefit, as a real function of K (tokens kept), is  α + β K − γ (V + K)²  with
+γ = Q p_input / (M 10⁶) ≥ 0 in every sensible setting: a concave quadratic (a line when ⑤ is
+off).  K grows with k, so the benefit along k rises, then falls.  Rounding makes the awk's
+doubles differ from that curve by at most ε, and ties decide real cases, so the search
+
+* starts near the peak of the real curve,
+* walks right, then left, evaluating the *exact* awk expression at every k,
+* and stops a walk at the first k whose value is below the best so far by more than 2 ε:
+  by concavity every k beyond it is then certainly below the best, so it can neither win
+  nor tie.
+
+When the curve is not provably concave with finite terms (negative prices, NaN, ∞), or is
+flat, the walk simply never stops early — it is then the plain full loop.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from itertools import accumulate
+
+NO_CANDIDATE = -1e18
+L_INSTR = 70.0
+SAFETY = 1e-12      # ε relative to the size of the terms: > 4000 units of rounding
+
+
+class BenefitCurve:
+    """benefit(K) evaluated exactly as the awk does, with the k-independent parts hoisted
+    (each hoisted value is a sub-expression awk also evaluates first, so no rounding
+    changes)."""
+
+    def __init__(self, d, model):
+        self.T = d.T
+        self.V, self.S, self.pi, self.pc = d.V, d.S, d.p_input, d.p_cache
+        self.il = d.info_loss
+        self.a = (d.R - 1) * d.p_cache
+        self.miss_rate = d.p_input - d.p_cache
+        self.instr, self.out = d.p_input * L_INSTR, d.p_out * d.S
+        self.pcV = d.p_cache * d.V
+        self.repriced = model.repriced_summary
+        self.has_quality = model.quality
+        self.with_quality = model.quality and (not model.quality_gate or d.T > d.M * 0.30)
+        if self.with_quality:
+            self.q1, self.den = d.Q * d.p_input, d.M * 1000000
+            self.vt2 = (d.V + d.T) * (d.V + d.T)
+
+    def terms(self, k: int, K: int):
+        """All five terms for one k, for --explain and --json (same doubles as __call__)."""
+        from .models import Terms
+        H = self.T - K
+        savings = self.a * H / 1000000
+        cache_miss = (self.S + K) * self.miss_rate / 1000000
+        compact_cost = self._cost(H)
+        benefit = savings - cache_miss - compact_cost - self.il
+        quality = 0.0
+        if self.has_quality:
+            if self.with_quality:
+                quality = self._quality(K)
+            benefit = benefit + quality
+        return Terms(k=k, K=K, H=H, savings=savings, cache_miss=cache_miss,
+                     compact_cost=compact_cost, info_loss=self.il, quality=quality,
+                     benefit=benefit)
+
+    def _cost(self, H: int) -> float:
+        if self.repriced:
+            return (self.pcV + self.pi * (H + L_INSTR) + self.out) / 1000000
+        return (self.pc * (self.V + H) + self.instr + self.out) / 1000000
+
+    def _quality(self, K: int) -> float:
+        if self.den == 0:
+            from .models import AwkFatal
+            raise AwkFatal("division by zero in the quality term ⑤ (M × 1000000, "
+                           "M = max_context)")
+        vk = self.V + K
+        return self.q1 * (self.vt2 - vk * vk) / self.den
+
+    def __call__(self, K: int) -> float:
+        """The net benefit alone: the hot path of the search, so written out inline."""
+        H = self.T - K
+        if self.repriced:
+            cost = (self.pcV + self.pi * (H + L_INSTR) + self.out) / 1000000
+        else:
+            cost = (self.pc * (self.V + H) + self.instr + self.out) / 1000000
+        b = self.a * H / 1000000 - (self.S + K) * self.miss_rate / 1000000 - cost - self.il
+        if self.with_quality:
+            b = b + self._quality(K)
+        elif self.has_quality:
+            b = b + 0.0                    # v4.2 below the gate still adds quality = 0
+        return b
+
+    def shape(self) -> tuple[float, float, float] | None:
+        """(β, γ, ε) of the real curve α + β K − γ (V + K)², or None when it is not
+        provably concave with finite terms (then every k must be evaluated)."""
+        T, V, S = self.T, abs(self.V), abs(self.S)
+        q_slope = self.pi if self.repriced else self.pc
+        beta = (-self.a - self.miss_rate + q_slope) / 1000000
+        gamma = self.q1 / self.den if self.with_quality and self.den else 0.0
+        size = (abs(self.a) * T + (S + T) * abs(self.miss_rate)
+                + abs(self.pc) * (V + T) + abs(self.pcV) + abs(self.pi) * (T + L_INSTR)
+                + abs(self.instr) + abs(self.out)) / 1000000 + abs(self.il)
+        if self.with_quality:
+            if not self.den:
+                return None
+            size += abs(self.q1) * (abs(self.vt2) + (V + T) * (V + T)) / abs(self.den)
+        eps = SAFETY * size
+        if not all(map(math.isfinite, (beta, gamma, size, eps))) or gamma < 0:
+            return None
+        return beta, gamma, eps
+
+
+def kept_tokens_table(sizes: list[int]) -> list[int]:
+    """prefix[i] = tokens of the first i lines, so K(k) = T − prefix[NR − k]."""
+    return list(accumulate(sizes, initial=0))
+
+
+def best_candidate(d, model, sizes: list[int], prefix: list[int] | None = None
+                   ) -> tuple[int, float]:
+    """The first k with the strictly largest benefit, as the awk's full loop finds it."""
+    hi = d.max_keep if d.max_keep is not None else d.NR
+    hi = min(hi, d.NR - 1)                  # k = NR keeps everything: H = 0 is skipped
+    lo = d.min_keep
+    if lo > hi:
+        return 0, NO_CANDIDATE
+    curve = BenefitCurve(d, model)
+    prefix = prefix if prefix is not None else kept_tokens_table(sizes)
+    NR, T = d.NR, d.T
+    shape = curve.shape()
+    if shape is None:
+        return _walk(curve, prefix, NR, T, lo, hi, lo, math.inf)
+    beta, gamma, eps = shape
+    start = lo
+    if gamma > 0:
+        peak_K = beta / (2 * gamma) - d.V
+        start = _first_k_keeping(prefix, NR, T, peak_K, lo, hi)
+    elif beta > 0:
+        start = hi
+    return _walk(curve, prefix, NR, T, lo, hi, start, 2 * eps)
+
+
+def _first_k_keeping(prefix: list[int], NR: int, T: int, K: float, lo: int, hi: int) -> int:
+    """About the smallest k in [lo, hi] whose kept tokens reach K (only a starting point)."""
+    if not K == K:
+        return lo
+    # K(k) = T − prefix[NR − k] ≥ K  ⇔  prefix[NR − k] ≤ T − K
+    j = bisect_right(prefix, T - K) - 1
+    return max(lo, min(hi, NR - j))
+
+
+def _walk(curve, prefix, NR, T, lo, hi, start, margin) -> tuple[int, float]:
+    """Evaluate from ``start`` rightwards, then leftwards, each way until a value falls
+    more than ``margin`` below the best value already evaluated (margin = ∞: evaluate
+    everything), then pick the first k with the largest value, as the awk loop does."""
+    values: dict[int, float] = {}
+    top = None                                  # the best evaluated value so far
+    for ks in (range(start, hi + 1), range(start - 1, lo - 1, -1)):
+        for k in ks:
+            b = curve(T - prefix[NR - k])
+            values[k] = b
+            if top is None or b > top:
+                top = b
+            elif b < top - margin:
+                break
+    best_k, best = 0, NO_CANDIDATE
+    for k in sorted(values):
+        if values[k] > best:
+            best, best_k = values[k], k
+    return best_k, best
+
+
+def best_candidate_full(d, model, sizes: list[int]) -> tuple[int, float]:
+    """The plain loop over every candidate (the reference the fast search must equal)."""
+    hi = min(d.max_keep if d.max_keep is not None else d.NR, d.NR - 1)
+    if d.min_keep > hi:
+        return 0, NO_CANDIDATE
+    return _walk(BenefitCurve(d, model), kept_tokens_table(sizes), d.NR, d.T, d.min_keep,
+                 hi, d.min_keep, math.inf)
