@@ -25,6 +25,9 @@ demo: $(READY)
 	@echo
 	@echo '$$ compact-dp $(STATS) --explain $(EXAMPLE)'
 	@COLUMNS=110 $(BIN)/compact-dp $(STATS) --explain $(EXAMPLE)
+	@echo
+	@echo '$$ compact-dp replay --max-context 40000 $(EXAMPLE)'
+	@COLUMNS=110 $(BIN)/compact-dp replay --max-context 40000 $(EXAMPLE)
 
 test: $(READY)
 	$(BIN)/python -m pytest -q

@@ -17,16 +17,41 @@ from . import errors
 from .params import PARAMS, BadValue, native_values, strict_number
 from .policy import DEFAULT_FORCE_PERCENT, TRIGGERS
 
-MODEL_HELP = "Decision model: v3.0.7 (default), v2, v4.2 or turn-keep [env COMPACT_DP_MODEL]."
+MODEL_HELP = "Decision model: v3.0.7 (default), v2, v4.2 or turn-keep (env COMPACT_DP_MODEL)."
 
 
-def _param_option(p) -> inspect.Parameter:
-    env = f"env {p.env}, " if p.env else ""
-    help_text = f"{p.meaning} [{env}default {p.default}; awk name {p.awk}]"
-    return inspect.Parameter(
-        p.awk, inspect.Parameter.KEYWORD_ONLY, annotation=Optional[str],
-        default=typer.Option(None, f"--{p.option}", metavar="NUMBER", help=help_text,
-                             show_default=False))
+def keyword(name: str, annotation, default) -> inspect.Parameter:
+    """One typer parameter, for commands whose signature is built from the PARAMS table."""
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation,
+                             default=default)
+
+
+def param_options(skip: tuple[str, ...] = ()) -> list[inspect.Parameter]:
+    """A --option per parameter of the table (values stay strings: we validate strictly)."""
+    out = []
+    for p in PARAMS:
+        if p.awk in skip:
+            continue
+        env = f"env {p.env}, " if p.env else ""
+        out.append(keyword(p.awk, Optional[str], typer.Option(
+            None, f"--{p.option}", metavar="NUMBER", show_default=False,
+            help=f"{p.meaning} ({env}default {p.default}; awk name {p.awk})")))
+    return out
+
+
+def model_option() -> inspect.Parameter:
+    return keyword("model", Optional[str], typer.Option(None, "--model", metavar="NAME",
+                                                        help=MODEL_HELP))
+
+
+def typer_command(func, signature: list[inspect.Parameter], name: str = "compact-dp"):
+    """A typer command from a function taking **kwargs and an explicit signature."""
+    func.__signature__ = inspect.Signature(signature)
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False,
+                      rich_markup_mode=None,
+                      context_settings={"help_option_names": ["-h", "--help"]})
+    app.command(name=name)(func)
+    return typer.main.get_command(app)
 
 
 def decide_command(files: List[str], model: Optional[str], json_out: bool, explain: bool,
@@ -83,44 +108,29 @@ def _policy_args(trigger, context_tokens, force_percent):
 
 
 def _decide(**kwargs) -> int:
+    """Decide for FILE... (or standard input) and print the lines to keep."""
     return decide_command(**kwargs)
 
 
-_decide.__signature__ = inspect.Signature([
-    inspect.Parameter("files", inspect.Parameter.KEYWORD_ONLY, annotation=List[str],
-                      default=typer.Argument(None, metavar="FILE...", show_default=False,
-                                             help="Conversation JSONL files, read as one "
-                                                  "stream; - or none reads standard input.")),
-    inspect.Parameter("model", inspect.Parameter.KEYWORD_ONLY, annotation=Optional[str],
-                      default=typer.Option(None, "--model", metavar="NAME", help=MODEL_HELP)),
-    inspect.Parameter("json_out", inspect.Parameter.KEYWORD_ONLY, annotation=bool,
-                      default=typer.Option(False, "--json", help="Print one JSON object.")),
-    inspect.Parameter("explain", inspect.Parameter.KEYWORD_ONLY, annotation=bool,
-                      default=typer.Option(False, "--explain",
-                                           help="Show every term and the decision in words.")),
-    inspect.Parameter("trigger", inspect.Parameter.KEYWORD_ONLY, annotation=Optional[str],
-                      default=typer.Option(None, "--trigger", metavar="auto|plan_clear|"
-                                           "plan_confirm", help="Apply the forced-compaction "
-                                           "policy (exit 0 = compact now, 1 = do not).")),
-    inspect.Parameter("context_tokens", inspect.Parameter.KEYWORD_ONLY,
-                      annotation=Optional[str],
-                      default=typer.Option(None, "--context-tokens", metavar="N",
-                                           help="Context size of the last request (policy).")),
-    inspect.Parameter("force_percent", inspect.Parameter.KEYWORD_ONLY,
-                      annotation=Optional[str],
-                      default=typer.Option(None, "--force-percent", metavar="P",
-                                           help="Force above P % of max context [default "
-                                                "90].")),
-    *[_param_option(p) for p in PARAMS],
-])
-_decide.__doc__ = decide_command.__doc__
-
-
-def _typer_command():
-    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False,
-                      context_settings={"help_option_names": ["-h", "--help"]})
-    app.command(name="compact-dp")(_decide)
-    return typer.main.get_command(app)
+DECIDE_SIGNATURE = [
+    keyword("files", List[str], typer.Argument(
+        None, metavar="FILE...", show_default=False,
+        help="Conversation JSONL files, read as one stream; - or none reads standard input.")),
+    model_option(),
+    keyword("json_out", bool, typer.Option(False, "--json", help="Print one JSON object.")),
+    keyword("explain", bool, typer.Option(
+        False, "--explain", help="Show every term and the decision in words.")),
+    keyword("trigger", Optional[str], typer.Option(
+        None, "--trigger", metavar="auto|plan_clear|plan_confirm",
+        help="Apply the forced-compaction policy (exit 0 = compact now, 1 = do not).")),
+    keyword("context_tokens", Optional[str], typer.Option(
+        None, "--context-tokens", metavar="N",
+        help="Context size of the last request (policy).")),
+    keyword("force_percent", Optional[str], typer.Option(
+        None, "--force-percent", metavar="P",
+        help="Force above P % of max context (default 90).")),
+    *param_options(),
+]
 
 
 def run(argv: list[str]) -> int:
@@ -128,7 +138,7 @@ def run(argv: list[str]) -> int:
     if argv and argv[0] == "replay":
         from .replay_cli import run as run_replay
         return run_replay(argv[1:])
-    return invoke(_typer_command(), argv)
+    return invoke(typer_command(_decide, DECIDE_SIGNATURE), argv)
 
 
 def invoke(command, argv: list[str], prog: str = "compact-dp") -> int:

@@ -7,13 +7,9 @@ close the runner-up was.  Only this module imports rich.
 
 from __future__ import annotations
 
-import io
-import os
-import sys
-
 from .models import Decision, Terms, candidate_range, get_model
 from .search import BenefitCurve
-from .render import money, reason
+from .render import money, reason, rich_console
 
 ALL_ROWS_UP_TO = 40     # candidates shown in full up to this many
 AROUND_BEST = 3         # rows either side of the best k in a long table
@@ -104,17 +100,10 @@ def render(dec: Decision, sizes, policy=None, width: int | None = None,
            terminal: bool | None = None) -> str:
     """The whole explanation as text (with colour codes only for a terminal)."""
     from rich import box
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    if terminal is None:
-        terminal = sys.stdout is not None and sys.stdout.isatty()
-    styled = terminal and not os.environ.get("NO_COLOR")   # https://no-color.org
-    buf = io.StringIO()
-    console = Console(file=buf, width=width or _width(), force_terminal=styled,
-                      no_color=not styled, highlight=False, emoji=False,
-                      color_system="auto" if styled else None)
+    console, terminal = rich_console(width, terminal)
     console.print(Text(f"compact-dp · model {dec.model} · {dec.lines:,} lines · "
                        f"{dec.total_tokens:,} tokens · {dec.user_lines:,} user lines",
                        style="bold"))
@@ -155,7 +144,7 @@ def render(dec: Decision, sizes, policy=None, width: int | None = None,
                           f"20 × S = {20 * d.S:,g} tokens; "
                           + (dec.guard if dec.guard else "none fired") + ".")
     console.print(Text(reason(dec, policy), style="bold"))
-    return buf.getvalue()
+    return console.file.getvalue()
 
 
 def _alignment_note(dec: Decision) -> str:
@@ -165,14 +154,3 @@ def _alignment_note(dec: Decision) -> str:
                 f"kept window grows back to line 1 (all {dec.lines:,} lines).")
     return (f"Turn alignment: the cut moves back from {dec.best_k} to {dec.aligned_keep} "
             f"lines so the kept window starts on a user line.")
-
-
-def _width() -> int:
-    try:
-        return int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        pass
-    try:
-        return os.get_terminal_size(sys.stdout.fileno()).columns
-    except (OSError, ValueError, AttributeError):
-        return 100

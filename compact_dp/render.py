@@ -147,3 +147,35 @@ def to_dict(dec: Decision, policy=None) -> dict:
 def to_json(dec: Decision, policy=None) -> str:
     import orjson
     return orjson.dumps(to_dict(dec, policy)).decode()
+
+
+def terminal_width() -> int:
+    """COLUMNS, else the terminal's width, else 100 (piped output)."""
+    import os
+    import sys
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.stdout.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        return 100
+
+
+def rich_console(width: int | None = None, terminal: bool | None = None):
+    """A rich Console writing to a buffer: styled only on a terminal without NO_COLOR.
+    Returns (console, styled); the text is ``console.file.getvalue()``."""
+    import io
+    import os
+    import sys
+
+    from rich.console import Console
+
+    if terminal is None:
+        terminal = sys.stdout is not None and sys.stdout.isatty()
+    styled = bool(terminal and not os.environ.get("NO_COLOR"))   # https://no-color.org
+    console = Console(file=io.StringIO(), width=width or terminal_width(),
+                      force_terminal=styled, no_color=not styled, highlight=False,
+                      emoji=False, color_system="auto" if styled else None)
+    return console, styled

@@ -53,3 +53,20 @@ def _no_caller_env(monkeypatch):
     for k in list(os.environ):
         if k.startswith(("DP_", "COMPACT_DP_")) or k == "MAX_CONTEXT_TOKENS":
             monkeypatch.delenv(k)
+
+
+def pytest_sessionstart(session):
+    """The tests run the installed command: stop early if it is older than the sources."""
+    probe = subprocess.run([sys.executable, "-c", "import compact_dp, os; "
+                            "print(os.path.dirname(compact_dp.__file__))"],
+                           capture_output=True, text=True, cwd="/", env=clean_env())
+    installed = Path(probe.stdout.strip()) if probe.returncode == 0 else None
+    if installed is None:
+        pytest.exit("compact-dp is not installed in this environment: run `make test`", 2)
+    if installed.resolve() == (ROOT / "compact_dp").resolve():
+        return
+    for source in (ROOT / "compact_dp").glob("*.py"):
+        copy = installed / source.name
+        if not copy.exists() or copy.read_bytes() != source.read_bytes():
+            pytest.exit(f"the installed compact-dp is older than {source.name}: run "
+                        "`make test` (it reinstalls)", 2)
