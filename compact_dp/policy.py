@@ -8,6 +8,7 @@ agent's final answer — keep N lines, or do nothing — in one call.
 
 from __future__ import annotations
 
+from .errors import EXIT_OK, EXIT_SKIP
 from .models import Decision, turn_keep
 from .scan import Conversation
 
@@ -27,7 +28,7 @@ class PolicyResult:
 
     @property
     def exit_status(self) -> int:
-        return 0 if self.action == "compact" else 1
+        return EXIT_OK if self.action == "compact" else EXIT_SKIP
 
 
 def force_limit(max_context: float, force_percent: float = DEFAULT_FORCE_PERCENT) -> int:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from .awkvalue import AwkValue
 from .models import decide_conversation, get_model, turn_keep
 from .policy import apply_policy
-from .scan import ARRAY_CONTENT, USER_ROLE, Conversation, Scanner
+from .scan import Conversation, Scanner, is_user_line, token_size
 
 ASSISTANT_ROLE = b'"role":"assistant"'
 SUMMARY_INSTRUCTION = 70          # the summary request's own uncached instruction tokens
@@ -43,9 +43,8 @@ def load_session(path: str) -> list[Line]:
 
     class Collect(Scanner):
         def add_lines(self, raw: list[bytes]) -> None:
-            lines.extend(Line((len(x) + 3) // 4 + 1,
-                              ARRAY_CONTENT not in x and USER_ROLE in x,
-                              ASSISTANT_ROLE in x) for x in raw)
+            lines.extend(Line(token_size(len(x)), is_user_line(x), ASSISTANT_ROLE in x)
+                         for x in raw)
 
     Collect().add_path(path)
     return lines

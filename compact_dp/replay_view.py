@@ -35,34 +35,30 @@ def dollars(x: float) -> str:
     return f"${x:,.3f}"
 
 
-def summary_rows(runs) -> list[list[str]]:
-    return [[r.policy, f"{len(r.requests):,}", f"{len(r.compactions):,}"
-             + (f" ({sum(c.forced for c in r.compactions)} forced)"
-                if any(c.forced for c in r.compactions) else ""),
-             dollars(r.total_cost), dollars(r.summary_cost), f"{r.peak_context:,.0f}",
-             f"{r.mean_context:,.0f}", f"{r.cache_hit_share:.1%}"] for r in runs]
-
-
 HEADERS = ["policy", "calls", "compactions", "total $", "summary $", "peak input",
            "mean input", "cached"]
 
 
+def row(summary: dict) -> list[str]:
+    """One table row from a Run.summary() or a totals() entry."""
+    forced = f" ({summary['forced']} forced)" if summary["forced"] else ""
+    return [summary["policy"], f"{summary['requests']:,}", f"{summary['compactions']:,}" + forced,
+            dollars(summary["total_cost"]), dollars(summary["summary_cost"]),
+            f"{summary['peak_context']:,.0f}", f"{summary['mean_context']:,.0f}",
+            f"{summary['cache_hit_share']:.1%}"]
+
+
 def render_text(results: list[dict], width: int | None = None,
                 terminal: bool | None = None) -> str:
-    from rich import box
-    from rich.table import Table
+    """Per session a table and a sparkline per policy; a total table for several."""
     from rich.text import Text
 
     console, styled = rich_console(width, terminal)
     width = console.width
     for res in results:
         runs = res["runs"]
-        table = Table(title=f"{res['session']} · {res['lines']:,} lines", title_justify="left",
-                      box=box.SIMPLE_HEAD if styled else box.ASCII, show_edge=False)
-        _columns(table)
-        for row in summary_rows(runs):
-            table.add_row(*row)
-        console.print(table)
+        console.print(_table(f"{res['session']} · {res['lines']:,} lines",
+                             [r.summary() for r in runs], styled))
         top = max((r.peak_context for r in runs), default=0)
         name_w = max(len(r.policy) for r in runs) + 1
         cells = max(10, width - name_w - 2)
@@ -76,18 +72,21 @@ def render_text(results: list[dict], width: int | None = None,
                                                      cells))
         console.print()
     if len(results) > 1:
-        table = Table(title=f"total · {len(results)} sessions", title_justify="left",
-                      box=box.SIMPLE_HEAD if styled else box.ASCII, show_edge=False)
-        _columns(table)
-        for row in total_rows(results):
-            table.add_row(*row)
-        console.print(table)
+        console.print(_table(f"total · {len(results)} sessions", totals(results), styled))
     return console.file.getvalue()
 
 
-def _columns(table) -> None:
+def _table(title: str, summaries: list[dict], styled: bool):
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", show_edge=False,
+                  box=box.SIMPLE_HEAD if styled else box.ASCII)
     for i, h in enumerate(HEADERS):
         table.add_column(h, justify="left" if i == 0 else "right", no_wrap=True)
+    for summary in summaries:
+        table.add_row(*row(summary))
+    return table
 
 
 def totals(results: list[dict]) -> list[dict]:
@@ -107,14 +106,6 @@ def totals(results: list[dict]) -> list[dict]:
                     "mean_context": inputs / n if n else 0,
                     "cache_hit_share": cached / inputs if inputs else 0.0})
     return out
-
-
-def total_rows(results: list[dict]) -> list[list[str]]:
-    return [[t["policy"], f"{t['requests']:,}", f"{t['compactions']:,}"
-             + (f" ({t['forced']} forced)" if t["forced"] else ""),
-             dollars(t["total_cost"]), dollars(t["summary_cost"]), f"{t['peak_context']:,.0f}",
-             f"{t['mean_context']:,.0f}", f"{t['cache_hit_share']:.1%}"]
-            for t in totals(results)]
 
 
 def to_json(results: list[dict]) -> str:
