@@ -63,6 +63,7 @@ def decide_command(files: List[str], model: Optional[str], json_out: bool, expla
     from .render import emit
     from .scan import InputError, scan_paths
 
+    files = files or []                    # typer passes None when no FILE is given
     if json_out and explain:
         raise errors.UsageError("--json and --explain cannot be combined")
     model_obj = get_model(model or os.environ.get("COMPACT_DP_MODEL") or "v3.0.7")
@@ -108,7 +109,12 @@ def _policy_args(trigger, context_tokens, force_percent):
 
 
 def _decide(**kwargs) -> int:
-    """Decide for FILE... (or standard input) and print the lines to keep."""
+    """Decide for FILE... (or standard input) and print the lines to keep (0 = don't).
+
+    Any -v or -f argument selects the awk-compatible form instead (compact-dp -v t=5 ...
+    -f compact_dp.awk FILE).  To compare policies over recorded sessions: compact-dp replay
+    --help.
+    """
     return decide_command(**kwargs)
 
 

@@ -18,6 +18,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         from .errors import fail
         return fail("interrupted", 130)
+    except Exception as e:            # the last line of defence: one line, never a traceback
+        import os
+        if os.environ.get("COMPACT_DP_DEBUG"):
+            raise
+        from .errors import fail
+        return fail(f"internal error: {type(e).__name__}: {e} (set COMPACT_DP_DEBUG=1 for "
+                    "the traceback, and please report it)")
 
 
 def entry() -> None:
