@@ -117,6 +117,9 @@ def run(argv: list[str]) -> int:
         model = get_model(inv.model_name())
     except (UsageError, ValueError) as e:
         return errors.fail(f"error: {e}")
+    if "RS" in inv.assignments:
+        errors.warn("RS is ignored: records are always split on \\n, as compact_dp.awk's "
+                    "callers use it")
     values = awk_values(inv.assignments)
     for name in string_valued(values, model.reads):
         errors.warn(f"{name}={values[name].text!r} is not a number; awk compares it as a "

@@ -140,30 +140,31 @@ def derive(values: dict[str, AwkValue], conv: Conversation, model: Model) -> Der
     src: dict[str, str] = {}
     t, reqs = g["t"], g["total_requests"]
     if av.gt(g["e_fixed"], 0):
-        E, src["E"] = g["e_fixed"].num, "fixed (e_fixed)"
+        E, src["E"] = g["e_fixed"].num, "fixed by e_fixed"
     elif av.gt(g["baseline_e"], 0):
         b = g["baseline_e"].num
         remaining = b - t.num
         floor = av.awk_int(b / 2) if av.gt(g["baseline_e"], 1) else 2.0
         E = remaining if remaining > floor else floor
-        src["E"] = "baseline_e − t" if remaining > floor else "floor of baseline_e"
+        src["E"] = ("estimated: baseline_e − turns" if remaining > floor
+                    else "floor: half of baseline_e" if av.gt(g["baseline_e"], 1) else "floor: 2")
     else:
-        E, src["E"] = 2.0, "default"
+        E, src["E"] = 2.0, "default (no baseline_e)"
     if av.gt(g["L_fixed"], 0):
-        L_val, src["L"] = g["L_fixed"], "fixed (L_fixed)"
+        L_val, src["L"] = g["L_fixed"], "fixed by L_fixed"
     elif av.gt(t, 0) and av.gt(reqs, 0):
         _check_divisor(t.num, "L = total_requests / t")
-        L_val, src["L"] = AwkValue.number(reqs.num / t.num), "stats (requests / turns)"
+        L_val, src["L"] = AwkValue.number(reqs.num / t.num), "estimated from stats: requests / turns"
     else:
-        L_val, src["L"] = AwkValue.number(5.0), "default"
+        L_val, src["L"] = AwkValue.number(5.0), "default (no stats)"
     if av.lt(L_val, 1):
-        L_val, src["L"] = AwkValue.number(1.0), src["L"] + ", raised to 1"
+        L_val, src["L"] = AwkValue.number(1.0), src["L"] + ", raised to at least 1"
     L = L_val.num
     if av.gt(reqs, 0) and av.gt(g["total_input"], 0):
         _check_divisor(reqs.num, "avg = total_input / total_requests")
-        avg, src["avg"] = g["total_input"].num / reqs.num, "stats (input tokens / requests)"
+        avg, src["avg"] = g["total_input"].num / reqs.num, "estimated from stats: input tokens / requests"
     else:
-        avg, src["avg"] = 4000.0, "default"
+        avg, src["avg"] = 4000.0, "default (no stats)"
     c = g["total_compact"].num
     R = E * L
     r_t = compounded_retention(values["r"].num, c)
@@ -174,11 +175,11 @@ def derive(values: dict[str, AwkValue], conv: Conversation, model: Model) -> Der
     if model.quality:
         qp, mc = values["quality_penalty"], values["max_context"]
         Q = 0.2 if av.equals_empty_string(qp) else qp.num
-        src["Q"] = "default" if av.equals_empty_string(qp) else "quality_penalty"
+        src["Q"] = "default (empty)" if av.equals_empty_string(qp) else "given"
         if av.equals_empty_string(mc) or av.le(mc, 0):
-            M, src["M"] = 200000.0, "default"
+            M, src["M"] = 200000.0, "default (empty or ≤ 0)"
         else:
-            M, src["M"] = mc.num, "max_context"
+            M, src["M"] = mc.num, "given"
     NR, T = conv.nr, conv.total
     ratio = values["min_keep_ratio"].num
     # NR > 0 and ratio is never NaN, so the clamps leave whole numbers in [0, NR]
