@@ -130,14 +130,19 @@ def test_awk_form_errors(args, words):
     assert_one_line_error(run_cli(*args), *words)
 
 
-def test_unreadable_file(tmp_path):
-    f = tmp_path / "secret.jsonl"
-    f.write_text("x\n")
-    f.chmod(0)
-    p = run_cli("-v", "t=1", str(f))
-    if p.returncode == 0:
-        pytest.skip("running as a user that can read mode-000 files (root)")
-    assert_one_line_error(p, "secret.jsonl")
+def test_unreadable_file(monkeypatch, capsys):
+    """Permission denied (simulated: the tests may run as root, who reads anything)."""
+    import compact_dp.scan as scan
+    from compact_dp.main import main
+
+    def denied(path, mode="r"):
+        raise PermissionError(13, "Permission denied", path)
+    monkeypatch.setattr(scan, "open", denied, raising=False)
+    for argv in (["-v", "t=1", "secret.jsonl"], ["--turns", "1", "secret.jsonl"]):
+        assert main(argv) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1
+        assert "secret.jsonl" in err and "Permission denied" in err
 
 
 def test_missing_file_after_a_good_one_prints_nothing():
