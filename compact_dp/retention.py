@@ -14,6 +14,7 @@ FLOOR = 0.37
 _ULP_BOUND = 2.3e-16        # > ln(1 + 2**-53): the most one rounding can move ln|r_t|
 _LN_FLOOR = math.log(FLOOR)
 _LN_OVERFLOW = 710.0        # > ln(DBL_MAX): past this |r_t| is certainly inf
+CHECK_EVERY = 4096
 
 
 def iterations(c: float) -> float:
@@ -42,7 +43,6 @@ def _bounded(r: float, n: float) -> float | None:
 def compounded_retention(r: float, c: float) -> float:
     """r_t after the loop and the 0.37 floor, exactly as awk computes it."""
     n = iterations(c)
-    x = 1.0
     if n and r != r:
         return r
     if n > 1_000_000:
@@ -50,21 +50,23 @@ def compounded_retention(r: float, c: float) -> float:
         if settled is not None:
             return settled
     shrinking = abs(r) <= 1.0
-    prev = None
-    i = 0
+    x, i = 1.0, 0
     while i < n:
-        nx = x * r
-        i += 1
-        if nx == x:                                   # fixed point
-            x = nx
+        # Multiply in tight runs; between runs look for states that settle the rest:
+        # each is absorbing, so checking only now and then never changes the result.
+        step = min(CHECK_EVERY, n - i) if i else 1
+        for _ in range(int(step)):
+            x *= r
+        i += step
+        after = x * r
+        if after == x:                                  # fixed point
             break
-        if prev is not None and nx == prev:           # 2-cycle: parity decides
-            x = nx if (n - i) % 2 == 0 else x
+        if shrinking and abs(x) < FLOOR:                # can only shrink further
             break
-        if shrinking and abs(nx) < FLOOR:             # can only shrink further
-            x = nx
+        if after * r == x:                              # 2-cycle: parity decides
+            if (n - i) % 2 == 1:
+                x = after
             break
-        prev, x = x, nx
     if x < FLOOR:
         x = FLOOR
     return x
