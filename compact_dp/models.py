@@ -1,9 +1,10 @@
 """The decision models (SPEC §3): v3.0.7 (default), v2, v4.2 and the turn-keep fallback.
 
-The three cost models share one core.  ``derive`` computes the per-call quantities
-(steps 2–9), ``terms_at`` the five terms for one k in awk's exact evaluation order, and
-``decide`` searches every candidate k with K taken from a running suffix sum, so the work
-is linear in the number of lines where the awk is quadratic.
+The three cost models share one core.  ``derive`` computes the quantities that do not
+depend on k (steps 2–9) with awk's comparison rules; ``search.py`` finds the best k over
+prefix sums of the line sizes, evaluating the terms in awk's exact order; then the cut moves
+back to a user line and, for v4.2, the guards apply.  The work is linear in the number of
+lines where the awk is quadratic.
 """
 
 from __future__ import annotations
@@ -133,7 +134,8 @@ def _check_divisor(x: float, where: str) -> None:
         raise AwkFatal(f"division by zero in {where}")
 
 
-def derive(values: dict[str, AwkValue], conv: Conversation, model: Model) -> Derived:
+def derive(values: dict[str, AwkValue], conv: Conversation, model: Model,
+           total: int | None = None) -> Derived:
     """Steps 2–9 of SPEC §3, comparisons done with awk's rules for each value's nature."""
     g = {n: values[n] for n in ("t", "total_requests", "total_compact", "total_input",
                                 "baseline_e", "e_fixed", "L_fixed")}
@@ -180,7 +182,7 @@ def derive(values: dict[str, AwkValue], conv: Conversation, model: Model) -> Der
             M, src["M"] = 200000.0, "default (empty or ≤ 0)"
         else:
             M, src["M"] = mc.num, "given"
-    NR, T = conv.nr, conv.total
+    NR, T = conv.nr, conv.total if total is None else total
     ratio = values["min_keep_ratio"].num
     # NR > 0 and ratio is never NaN, so the clamps leave whole numbers in [0, NR]
     min_keep = int(_int_clamp(av.awk_int(NR * ratio + 0.5), 3, NR))
@@ -228,9 +230,9 @@ def decide_conversation(values: dict[str, AwkValue], conv: Conversation,
                    conv=conv)
     if NR == 0:
         return dec
-    d = derive(values, conv, model)
-    dec.derived = d
     prefix = kept_tokens_table(conv.sizes)           # tokens of the first i lines
+    d = derive(values, conv, model, T)
+    dec.derived = d
     best_k, best = best_candidate(d, model, conv.sizes, prefix)
     dec.best_k, dec.best_benefit = best_k, best
     if best_k:
