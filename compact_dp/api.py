@@ -17,7 +17,7 @@ from typing import IO, Iterable, Mapping, Union
 from .models import DEFAULT_MODEL, Decision, decide_conversation, get_model
 from .params import BY_AWK, PARAMS, BadValue, native_values
 from .policy import DEFAULT_FORCE_PERCENT, PolicyResult, apply_policy
-from .scan import Conversation, Scanner
+from .scan import Conversation, Scanner, scan_lines, scan_paths
 
 Source = Union[str, "os.PathLike[str]", bytes, IO[bytes], Iterable[Union[str, bytes]]]
 _BY_OPTION = {p.option.replace("-", "_"): p.awk for p in PARAMS}
@@ -35,25 +35,28 @@ def _awk_names(params: Mapping[str, object] | None) -> dict[str, object]:
 
 def load(source: Source, v2_users: bool = False) -> Conversation:
     """Scan a path, raw bytes, a binary file object, or an iterable of lines."""
-    scanner = Scanner(v2_users)
     if isinstance(source, (str, os.PathLike)):
-        scanner.add_path(os.fspath(source))
-    elif isinstance(source, bytes):
+        return scan_paths([os.fspath(source)], v2_users)
+    if not isinstance(source, bytes) and not hasattr(source, "read"):
+        return scan_lines(list(source), v2_users)
+    scanner = Scanner(v2_users)
+    if isinstance(source, bytes):
         import io
-        scanner.add_stream(io.BytesIO(source))
-    elif hasattr(source, "read"):
-        scanner.add_stream(source)  # type: ignore[arg-type]
-    else:
-        scanner.add_lines([x.encode() if isinstance(x, str) else x for x in source])
+        source = io.BytesIO(source)
+    scanner.add_stream(source)  # type: ignore[arg-type]
     return scanner.conv
 
 
 def decide(source: Source, params: Mapping[str, object] | None = None, *,
            model: str = DEFAULT_MODEL, env: Mapping[str, str] | None = None) -> Decision:
     """The decision for one conversation, as the native command line computes it."""
+    return _decide(source, params, model, env)[0]
+
+
+def _decide(source, params, model, env):
     m = get_model(model)
     values = native_values(_awk_names(params), env if env is not None else {})
-    return decide_conversation(values, load(source, m.v2_users), m)
+    return decide_conversation(values, load(source, m.v2_users), m), values
 
 
 def should_compact(source: Source, trigger: str = "auto", context_tokens: float = 0,
@@ -61,9 +64,6 @@ def should_compact(source: Source, trigger: str = "auto", context_tokens: float 
            force_percent: float = DEFAULT_FORCE_PERCENT,
            env: Mapping[str, str] | None = None) -> PolicyResult:
     """The agent's whole answer (SPEC §6): the decision plus the forced-compaction fallback."""
-    m = get_model(model)
-    values = native_values(_awk_names(params), env if env is not None else {})
-    conv = load(source, m.v2_users)
-    decision = decide_conversation(values, conv, m)
-    return apply_policy(decision, conv, trigger, context_tokens, values["max_context"].num,
+    decision, values = _decide(source, params, model, env)
+    return apply_policy(decision, decision.conv, trigger, context_tokens, values["max_context"].num,
                         values["min_keep_ratio"].num, force_percent)

@@ -58,10 +58,10 @@ def decide_command(files: List[str], model: Optional[str], json_out: bool, expla
                    trigger: Optional[str], context_tokens: Optional[str],
                    force_percent: Optional[str], **given: Optional[str]) -> int:
     """Decide for FILE... (or standard input) and print the lines to keep."""
-    from .models import AwkFatal, decide_conversation, get_model
+    from .models import decide_conversation, get_model
     from .policy import apply_policy
     from .render import emit
-    from .scan import InputError, scan_paths
+    from .scan import scan_paths
 
     files = files or []                    # typer passes None when no FILE is given
     if json_out and explain:
@@ -71,13 +71,8 @@ def decide_command(files: List[str], model: Optional[str], json_out: bool, expla
     policy_args = _policy_args(trigger, context_tokens, force_percent)
     if not files and sys.stdin is not None and sys.stdin.isatty():
         raise errors.UsageError("no conversation file given (use - to read standard input)")
-    try:
-        conv = scan_paths(files, v2_users=model_obj.v2_users)
-        decision = decide_conversation(values, conv, model_obj)
-    except InputError as e:
-        raise errors.UsageError(f"cannot open {e}") from None
-    except AwkFatal as e:
-        raise errors.UsageError(f"fatal: {e}") from None
+    conv = scan_paths(files, v2_users=model_obj.v2_users)
+    decision = decide_conversation(values, conv, model_obj)
     output = "json" if json_out else "explain" if explain else "plain"
     if policy_args is None:
         return emit(decision, output)
@@ -149,6 +144,8 @@ def run(argv: list[str]) -> int:
 
 def invoke(command, argv: list[str], prog: str = "compact-dp") -> int:
     """Call a typer command without its standalone error panel (we want one line)."""
+    from .models import AwkFatal
+    from .scan import InputError
     try:
         result = command.main(args=argv, prog_name=prog, standalone_mode=False)
     except typer.Exit as e:
@@ -157,6 +154,10 @@ def invoke(command, argv: list[str], prog: str = "compact-dp") -> int:
         return errors.fail("interrupted", 130)
     except typer.TyperException as e:
         return errors.fail(f"error: {e.format_message()}")
+    except InputError as e:
+        return errors.fail(f"error: cannot open {e}")
+    except AwkFatal as e:
+        return errors.fail(f"fatal: {e}")
     except (errors.UsageError, BadValue, ValueError) as e:
         return errors.fail(f"error: {e}")
     return result if isinstance(result, int) else 0

@@ -7,8 +7,8 @@ close the runner-up was.  Only this module imports rich.
 
 from __future__ import annotations
 
-from .models import Decision, Terms, candidate_range, get_model
-from .search import BenefitCurve
+from .models import Decision, Terms, get_model
+from .search import BenefitCurve, candidate_bounds, kept_tokens_table
 from .render import money, reason, rich_console
 
 ALL_ROWS_UP_TO = 40     # candidates shown in full up to this many
@@ -20,21 +20,12 @@ LEGEND = ("$ per term: ① cache savings from dropping H tokens, ② one-time ca
 
 
 def all_terms(dec: Decision, sizes) -> list[Terms]:
-    """Terms for every candidate k, in order (K from a running suffix sum)."""
+    """Terms for every candidate k the awk loop scores, in order."""
     d = dec.derived
     curve = BenefitCurve(d, get_model(dec.model))
-    ks = candidate_range(d)
-    rows: list[Terms] = []
-    if not ks:
-        return rows
-    NR = d.NR
-    K = sum(sizes[NR - ks.start:])
-    for k in ks:
-        if k != ks.start:
-            K += sizes[NR - k]
-        if d.T - K > 0:
-            rows.append(curve.terms(k, K))
-    return rows
+    lo, hi = candidate_bounds(d)
+    prefix = kept_tokens_table(sizes)
+    return [curve.terms(k, d.T - prefix[d.NR - k]) for k in range(lo, hi + 1)]
 
 
 def pick_rows(rows: list[Terms], best_k: int, marked: set[int]) -> list[Terms | int]:

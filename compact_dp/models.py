@@ -204,12 +204,6 @@ def terms_at(d: Derived, model: Model, k: int, K: int) -> Terms:
     return BenefitCurve(d, model).terms(k, K)
 
 
-def candidate_range(d: Derived) -> range:
-    """k = min_keep … max_keep (NR when the model has no ceiling)."""
-    hi = d.max_keep if d.max_keep is not None else d.NR
-    return range(d.min_keep, hi + 1)
-
-
 def align_to_user_line(keep: int, nr: int, users) -> int:
     """Grow the kept window backwards until it starts on a user line (or line 1)."""
     cut = nr - keep + 1                       # 1-based first kept line

@@ -26,10 +26,9 @@ def replay_command(files: List[str], policy: Optional[List[str]], keep_tokens: s
     see the README.
     """
     from .models import get_model
-    from .replay import make_policy, replay_session
+    from .replay import make_policy
     from .replay_view import render_text, to_json
     from .render import write_stdout
-    from .scan import InputError
 
     if not files:
         raise errors.UsageError("replay needs at least one conversation FILE")
@@ -49,15 +48,12 @@ def replay_command(files: List[str], policy: Optional[List[str]], keep_tokens: s
         if os.path.isdir(f):
             raise errors.UsageError(f"cannot open {f}: is a directory")
     args = [(f, policies, values, model_name, int(keep)) for f in files]
-    try:
-        if jobs > 1 and len(files) > 1:
-            from concurrent.futures import ProcessPoolExecutor
-            with ProcessPoolExecutor(min(jobs, len(files))) as pool:
-                results = list(pool.map(_replay_one, args))
-        else:
-            results = [_replay_one(a) for a in args]
-    except InputError as e:
-        raise errors.UsageError(f"cannot open {e}") from None
+    if jobs > 1 and len(files) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        with ProcessPoolExecutor(min(jobs, len(files))) as pool:
+            results = list(pool.map(_replay_one, args))
+    else:
+        results = [_replay_one(a) for a in args]
     if plot:
         _write_plot(plot, results)
     if json_out:

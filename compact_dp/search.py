@@ -77,13 +77,10 @@ class BenefitCurve:
         return self.q1 * (self.vt2 - vk * vk) / self.den
 
     def __call__(self, K: int) -> float:
-        """The net benefit alone: the hot path of the search, so written out inline."""
+        """The net benefit alone (no Terms object: the search calls this per k)."""
         H = self.T - K
-        if self.repriced:
-            cost = (self.pcV + self.pi * (H + L_INSTR) + self.out) / 1000000
-        else:
-            cost = (self.pc * (self.V + H) + self.instr + self.out) / 1000000
-        b = self.a * H / 1000000 - (self.S + K) * self.miss_rate / 1000000 - cost - self.il
+        b = (self.a * H / 1000000 - (self.S + K) * self.miss_rate / 1000000 - self._cost(H)
+             - self.il)
         if self.with_quality:
             b = b + self._quality(K)
         elif self.has_quality:
@@ -115,12 +112,17 @@ def kept_tokens_table(sizes: list[int]) -> list[int]:
     return list(accumulate(sizes, initial=0))
 
 
+def candidate_bounds(d) -> tuple[int, int]:
+    """The k the awk loop scores: min_keep … max_keep (or NR), less k = NR, which keeps
+    everything (H = 0 is skipped).  Empty when lo > hi."""
+    hi = d.max_keep if d.max_keep is not None else d.NR
+    return d.min_keep, min(hi, d.NR - 1)
+
+
 def best_candidate(d, model, sizes: list[int], prefix: list[int] | None = None
                    ) -> tuple[int, float]:
     """The first k with the strictly largest benefit, as the awk's full loop finds it."""
-    hi = d.max_keep if d.max_keep is not None else d.NR
-    hi = min(hi, d.NR - 1)                  # k = NR keeps everything: H = 0 is skipped
-    lo = d.min_keep
+    lo, hi = candidate_bounds(d)
     if lo > hi:
         return 0, NO_CANDIDATE
     curve = BenefitCurve(d, model)
@@ -171,8 +173,8 @@ def _walk(curve, prefix, NR, T, lo, hi, start, margin) -> tuple[int, float]:
 
 def best_candidate_full(d, model, sizes: list[int]) -> tuple[int, float]:
     """The plain loop over every candidate (the reference the fast search must equal)."""
-    hi = min(d.max_keep if d.max_keep is not None else d.NR, d.NR - 1)
-    if d.min_keep > hi:
+    lo, hi = candidate_bounds(d)
+    if lo > hi:
         return 0, NO_CANDIDATE
-    return _walk(BenefitCurve(d, model), kept_tokens_table(sizes), d.NR, d.T, d.min_keep,
-                 hi, d.min_keep, math.inf)
+    return _walk(BenefitCurve(d, model), kept_tokens_table(sizes), d.NR, d.T, lo, hi, lo,
+                 math.inf)
