@@ -1,23 +1,32 @@
 """compact-dp: decide when and where a coding agent should compact its conversation.
 
-Public API (imported lazily so the awk-compatible command line starts fast)::
+The Python API (imported lazily so the awk-compatible command line starts fast)::
 
-    compact_dp.decide(source, params=None, model="v3.0.7")   -> Decision
-    compact_dp.should_compact(source, trigger, context_tokens, ...) -> PolicyResult
+    compact_dp.decide(source, params=None, model=None)          -> Decision
+    compact_dp.should_compact(source, trigger, context_tokens)  -> PolicyResult
+
+``engine`` is the library both use; the command lines are thin layers over it.
 """
 
-__version__ = "0.1.0"
-__all__ = ["decide", "should_compact", "load", "Decision", "PolicyResult", "MODELS"]
+from .version import __version__
+__all__ = ["__version__", "decide", "should_compact", "load", "Decision", "PolicyResult", "MODELS",
+           "CompactDpError"]
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> object:
     if name in ("decide", "should_compact", "load"):
-        from . import api
-        return getattr(api, name)
-    if name in ("Decision", "MODELS"):
-        from . import models
-        return getattr(models, name)
+        from . import engine
+        return getattr(engine, name)
+    if name == "Decision":
+        from .core.decision import Decision
+        return Decision
+    if name == "MODELS":
+        from .core.models import MODELS
+        return MODELS
     if name == "PolicyResult":
-        from .policy import PolicyResult
+        from .core.policy import PolicyResult
         return PolicyResult
+    if name == "CompactDpError":
+        from .errors import CompactDpError
+        return CompactDpError
     raise AttributeError(name)

@@ -1,6 +1,6 @@
 """``python -m compact_dp`` runs the same command as ``compact-dp``."""
 
-from .main import entry
+from .cli.main import entry
 
 if __name__ == "__main__":
     entry()

@@ -1,52 +1,55 @@
-"""Exit statuses and the one-line error messages every entry point shares (SPEC §7)."""
+"""The package's one error type, and the exit statuses it maps to.
+
+Every failure a user can cause — a bad option, an unreadable or unknown file, awk's fatal
+division by zero — is a ``CompactDpError``.  It carries the prefix and the exit status its
+one-line message is shown with, so a single boundary (``cli.main``) turns any of them into
+``compact-dp: PREFIX: MESSAGE`` on standard error.  Anything else that escapes is a bug and
+is reported as an internal error, never dressed up as a usage error.
+
+This module is pure: it prints nothing (``environment.Env`` does the writing).
+"""
 
 from __future__ import annotations
 
-import os
-import sys
-
-EXIT_OK = 0            # answered
+EXIT_OK = 0            # answered (with a policy: compact now)
 EXIT_SKIP = 1          # a policy was asked for and says: do not compact
 EXIT_ERROR = 2         # usage error, bad value, unreadable input, awk fatal error, closed output
-
-PROG = "compact-dp"
-
-
-class UsageError(Exception):
-    """Bad command-line syntax or a bad value; the message is shown as one line."""
+EXIT_INTERRUPTED = 130
 
 
-def fail(message: str, status: int = EXIT_ERROR) -> int:
-    """Print one line on standard error and return the exit status to use."""
-    try:
-        sys.stderr.write(f"{PROG}: {message}\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
-    return status
+class CompactDpError(Exception):
+    """A failure to report as one line: ``{prefix}: {message}``, then exit ``status``."""
+
+    prefix = "error"
+    status = EXIT_ERROR
+
+    def line(self) -> str:
+        return f"{self.prefix}: {self}"
 
 
-def warn(message: str) -> None:
-    fail(f"warning: {message}", 0)
+class UsageError(CompactDpError):
+    """Bad command-line syntax, an unknown name, or a value the native form rejects."""
 
 
-def write_stdout(text: str) -> int:
-    """Write the answer; a closed pipe is one line on stderr and exit 2, never a traceback."""
-    try:
-        try:
-            sys.stdout.write(text)
-        except UnicodeEncodeError:     # a non-UTF-8 stdout: keep the text readable
-            enc = sys.stdout.encoding or "ascii"
-            sys.stdout.write(text.encode(enc, "replace").decode(enc))
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # Point stdout at /dev/null so the interpreter's final flush cannot fail again.
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
-        return fail("standard output was closed before the answer was written (broken pipe)")
-    except OSError as e:
-        return fail(f"cannot write standard output: {e.strerror or e}")
-    return EXIT_OK
+class BadValue(UsageError):
+    """A parameter value that is not valid for the native form or the Python API."""
+
+
+class InputError(CompactDpError):
+    """A conversation file that cannot be opened or read; the message names it."""
+
+    prefix = "error: cannot open"
+
+
+class FormatError(CompactDpError):
+    """A file that is readable but is not a session in the format asked for (or any)."""
+
+
+class AwkFatal(CompactDpError):
+    """What awk treats as a fatal run-time error (division by zero)."""
+
+    prefix = "fatal"
+
+
+class OutputClosed(CompactDpError):
+    """Standard output went away before the answer was written."""

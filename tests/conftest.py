@@ -1,7 +1,15 @@
-"""Shared fixtures: the recorded awk runs and the installed command."""
+"""Shared fixtures: the recorded awk runs, the real sessions beside the repository (when
+present), and the installed command.
+
+Real data from other projects is never copied here: ``../shared/golden-awk`` (the
+recordings on converted SWE-agent trajectories) and ``../shared/transcripts`` (real Claude
+Code sessions) are read in place, and the tests that need them skip, saying so, when the
+repository is cloned alone.
+"""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -10,11 +18,65 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+from compact_dp.core.params import DEFAULTS, STATS, awk_arguments  # noqa: F401 (re-exported)
+from compact_dp.environment import Env
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden"
 INPUTS = GOLDEN / "inputs"
-CASES = [json.loads(line) for line in (GOLDEN / "cases.jsonl").read_text().splitlines()]
+SHARED = ROOT.parent / "shared"
+SHARED_GOLDEN = SHARED / "golden-awk"
+TRANSCRIPTS = SHARED / "transcripts" / "claude-code"
+NO_SHARED = f"needs {SHARED} (real data read in place; absent in a lone clone)"
+
+# Hypothesis: a quick profile by default, a thorough one with HYPOTHESIS_PROFILE=ci.
+settings.register_profile("dev", max_examples=60, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", max_examples=400, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+def _cases(folder: Path) -> list[dict]:
+    cases = [json.loads(line) for line in (folder / "cases.jsonl").read_text().splitlines()]
+    for c in cases:
+        c["path"] = str(folder / "inputs" / c["input"])
+    return cases
+
+
+CASES = _cases(GOLDEN)                                  # the recordings this repo holds
+SHARED_CASES = _cases(SHARED_GOLDEN) if (SHARED_GOLDEN / "cases.jsonl").exists() else []
+REAL_SWE_CASES = [c for c in SHARED_CASES if c["input"].startswith("real_swe_")]
+
+# The agent's own values: the parameter table's defaults plus its running stats.
+AGENT_STATS = {"t": "5", "total_requests": "40", "total_compact": "0", "total_input": "400000"}
+AGENT_VALUES = {**DEFAULTS, **AGENT_STATS}
+AGENT_ARGS = awk_arguments({k: v for k, v in DEFAULTS.items() if k not in STATS})
+STATS_ARGS = awk_arguments(AGENT_STATS)
+NATIVE_STATS = ["--turns", "5", "--requests", "40", "--compactions", "0",
+                "--input-tokens", "400000"]
+EXAMPLE = INPUTS / "syn_400.jsonl"                     # a generated session with recordings
+
+
+def assignments(case: dict) -> dict[str, str]:
+    """A recorded case's ``-v name=value`` arguments as a dict."""
+    return dict(a.split("=", 1) for a in case["args"] if a != "-v")
+
+
+def recorded(input_name: str, args: list[str], profile: str = "v3.0.7") -> str:
+    for c in CASES + SHARED_CASES:
+        if (c["input"], c["args"], c["profile"]) == (input_name, args, profile):
+            return c["stdout"]
+    raise LookupError((input_name, args, profile))
+
+
+def transcripts() -> list[Path]:
+    """The real Claude Code sessions (skips the calling test when they are absent)."""
+    if not TRANSCRIPTS.is_dir():
+        pytest.skip(NO_SHARED)
+    return sorted(TRANSCRIPTS.glob("*.jsonl"))
 
 
 def command_path() -> str:
@@ -42,17 +104,24 @@ def run_cli(*args: str, input: bytes | None = None, env: dict | None = None,
                           env=env if env is not None else clean_env(), timeout=120, **kw)
 
 
-@pytest.fixture
-def cli():
-    return run_cli
+class Captured:
+    """What one in-process run wrote: stdout, stderr, exit status."""
+
+    def __init__(self, status: int, out: str, err: str):
+        self.status, self.out, self.err = status, out, err
 
 
-@pytest.fixture(autouse=True)
-def _no_caller_env(monkeypatch):
-    """Tests see the documented defaults, not the developer's DP_* settings."""
-    for k in list(os.environ):
-        if k.startswith(("DP_", "COMPACT_DP_")) or k == "MAX_CONTEXT_TOKENS":
-            monkeypatch.delenv(k)
+def run_main(*argv: str, stdin: bytes = b"", environ: dict | None = None,
+             stdin_isatty: bool = False, stdout_isatty: bool = False) -> Captured:
+    """compact-dp in this process with its own Env — and internal errors re-raised
+    (COMPACT_DP_DEBUG), so a crash fails the test instead of passing as exit 2."""
+    from compact_dp.cli.main import main
+    out, err = io.StringIO(), io.StringIO()
+    environ = {"COMPACT_DP_DEBUG": "1", **(environ or {})}
+    env = Env(stdin=io.BytesIO(stdin), stdout=out, stderr=err, environ=environ,
+              stdin_isatty=stdin_isatty, stdout_isatty=stdout_isatty)
+    status = main(list(argv), env)
+    return Captured(status, out.getvalue(), err.getvalue())
 
 
 def pytest_sessionstart(session):
@@ -65,8 +134,10 @@ def pytest_sessionstart(session):
         pytest.exit("compact-dp is not installed in this environment: run `make test`", 2)
     if installed.resolve() == (ROOT / "compact_dp").resolve():
         return
-    for source in (ROOT / "compact_dp").glob("*.py"):
-        copy = installed / source.name
+    for source in (ROOT / "compact_dp").rglob("*"):
+        if source.is_dir() or "__pycache__" in source.parts:
+            continue
+        copy = installed / source.relative_to(ROOT / "compact_dp")
         if not copy.exists() or copy.read_bytes() != source.read_bytes():
             pytest.exit(f"the installed compact-dp is older than {source.name}: run "
                         "`make test` (it reinstalls)", 2)

@@ -1,19 +1,91 @@
-"""A plain, O(n²) transcription of SPEC.md §1, §3 and §6, for the property tests.
+"""A plain, O(n²) transcription of the decision (docs/model.md, docs/awk.md), for the
+property tests.
 
-Written for obviousness, not speed: every k sums its own suffix, r_t is the plain loop, the
-records come from a straightforward split.  It shares only the awk comparison helpers with
-the package (those have their own rule-by-rule tests).
+Written for obviousness, not speed: every k sums its own window, r_t is the plain loop,
+records come from a straightforward split, and awk's values are judged by a regular
+expression.  It imports nothing from the package, so a bug in the package's awk value rules,
+scanner or search shows up as a disagreement here.  (The one thing both share is Python's
+float arithmetic.)
+
+Values are given the way awk receives them: a dict from variable name to the *text* of the
+assignment (after escape processing); a name missing from the dict is unset.
 """
 
 from __future__ import annotations
 
 import math
+import re
 
-from compact_dp.awkvalue import awk_int, equals_empty_string, gt, le, lt, AwkValue
+BLANKS = " \t\n\r\f\v"
+NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+LOOKS_NUMERIC = re.compile(rf"[{BLANKS}]*(?:{NUMBER}|[+-](?:inf|nan))[{BLANKS}]*\Z", re.I)
+PREFIX = re.compile(rf"[{BLANKS}]*({NUMBER})")
 
 
 class Fatal(Exception):
-    pass
+    """awk's fatal division by zero."""
+
+
+class Val:
+    """An awk value: ``kind`` is number, strnum, string or unset."""
+
+    def __init__(self, kind: str, num: float, text: str | None = None):
+        self.kind, self.num, self.text = kind, num, text
+
+
+def value(text: str | None) -> Val:
+    """What awk makes of an assigned string (None: never assigned)."""
+    if text is None:
+        return Val("unset", 0.0)
+    if LOOKS_NUMERIC.match(text):
+        return Val("strnum", float(text.strip(BLANKS)), text)
+    m = PREFIX.match(text)
+    return Val("string", float(m.group(1)) if m else 0.0, text)
+
+
+def number(x: float) -> Val:
+    return Val("number", float(x))
+
+
+def as_text(v: Val) -> str:
+    """The string awk compares: the input text, or a number as CONVFMT=%.6g writes it."""
+    if v.text is not None:
+        return v.text
+    if v.kind == "unset":
+        return ""
+    if math.isfinite(v.num) and v.num == int(v.num):
+        return str(int(v.num))
+    return "%.6g" % v.num
+
+
+def compare(v: Val, const: float) -> int | None:
+    """awk's ``v <op> const``: numeric unless v is a (non-numeric) string."""
+    if v.kind == "string":
+        a = v.text.encode("utf-8", "surrogateescape")
+        b = as_text(number(const)).encode()
+        return (a > b) - (a < b)
+    if v.num != v.num:
+        return None
+    return (v.num > const) - (v.num < const)
+
+
+def gt(v, c):
+    r = compare(v, c)
+    return r is not None and r > 0
+
+
+def lt(v, c):
+    r = compare(v, c)
+    return r is not None and r < 0
+
+
+def le(v, c):
+    r = compare(v, c)
+    return r is not None and r <= 0
+
+
+def awk_int(x: float) -> float:
+    return float(math.trunc(x)) if math.isfinite(x) else x
 
 
 def records(data: bytes) -> list[bytes]:
@@ -56,18 +128,18 @@ def turn_keep(lines: list[bytes], ratio: float) -> int:
     return count if passed else 0
 
 
-def decide(lines: list[bytes], v: dict[str, AwkValue], model: str) -> int:
-    """SPEC §3 step by step: the printed number."""
-    return decide_detail(lines, v, model)[0]
+def decide(lines: list[bytes], given: dict[str, str], model: str) -> int:
+    """The printed number."""
+    return explain(lines, given, model)[0]
 
 
-def decide_detail(lines: list[bytes], v: dict[str, AwkValue], model: str):
-    """(printed number, best_k, best benefit); v maps awk names to AwkValue (unset too)."""
-    return explain(lines, v, model)[:3]
-
-
-def explain(lines: list[bytes], v: dict[str, AwkValue], model: str):
-    """(printed number, best_k, best benefit, facts): facts has the --json fields."""
+def explain(lines: list[bytes], given: dict[str, str], model: str):
+    """(printed number, best_k, best benefit, facts): facts has the --json fields and
+    ``rows``, every scored k's terms in order."""
+    v = {name: value(given.get(name)) for name in (
+        "t", "total_requests", "total_compact", "total_input", "baseline_e", "e_fixed",
+        "L_fixed", "V", "p_input", "p_cache", "p_out", "S", "min_keep_ratio", "r", "beta",
+        "max_context", "quality_penalty", "ratio")}
     if model == "turn-keep":
         return turn_keep(lines, v["ratio"].num), 0, -1e18, {}
     NR = len(lines)
@@ -88,11 +160,11 @@ def explain(lines: list[bytes], v: dict[str, AwkValue], model: str):
         if gt(v["L_fixed"], 0):
             L = v["L_fixed"]
         elif gt(v["t"], 0) and gt(v["total_requests"], 0):
-            L = AwkValue.number(n("total_requests") / n("t"))
+            L = number(n("total_requests") / n("t"))
         else:
-            L = AwkValue.number(5)
+            L = number(5)
         if lt(L, 1):
-            L = AwkValue.number(1)
+            L = number(1)
         L = L.num
         if gt(v["total_requests"], 0) and gt(v["total_input"], 0):
             avg = n("total_input") / n("total_requests")
@@ -113,9 +185,9 @@ def explain(lines: list[bytes], v: dict[str, AwkValue], model: str):
     N_remain = R * avg
     info_loss = n("beta") * (1.0 - r_t) * N_remain * n("p_input") / 1000000
     if model != "v2":
-        Q = 0.2 if equals_empty_string(v["quality_penalty"]) else n("quality_penalty")
-        mc = v["max_context"]
-        M = 200000 if (equals_empty_string(mc) or le(mc, 0)) else mc.num
+        qp, mc = v["quality_penalty"], v["max_context"]
+        Q = 0.2 if as_text(qp) == "" else qp.num
+        M = 200000 if (as_text(mc) == "" or le(mc, 0)) else mc.num
     min_keep = awk_int(NR * n("min_keep_ratio") + 0.5)
     if min_keep < 3:
         min_keep = 3
@@ -131,7 +203,7 @@ def explain(lines: list[bytes], v: dict[str, AwkValue], model: str):
         hi = max_keep
     V, S = n("V"), n("S")
     p_input, p_cache, p_out = n("p_input"), n("p_cache"), n("p_out")
-    facts = {"min_keep": min_keep, "terms": None,
+    facts = {"min_keep": min_keep, "terms": None, "rows": [],
              "derived": {"E": E, "L": L, "R": R, "avg": avg, "r_t": r_t, "info_loss": info_loss}}
     if model != "v2":
         facts["derived"].update(Q=Q, M=M)
@@ -150,6 +222,7 @@ def explain(lines: list[bytes], v: dict[str, AwkValue], model: str):
             else:
                 compact_cost = (p_cache * (V + H) + p_input * l_instr + p_out * S) / 1000000
             benefit = savings - cache_miss - compact_cost - info_loss
+            quality = 0.0
             if model != "v2":
                 quality = 0
                 if model != "v4.2" or T > M * 0.30:
@@ -157,12 +230,13 @@ def explain(lines: list[bytes], v: dict[str, AwkValue], model: str):
                         raise Fatal
                     quality = Q * p_input * ((V + T) * (V + T) - (V + K) * (V + K)) / (M * 1000000)
                 benefit = benefit + quality
+            row = {"k": int(k), "K": K, "H": H, "savings": savings, "cache_miss": cache_miss,
+                   "compact_cost": compact_cost, "info_loss": info_loss, "quality": quality,
+                   "benefit": benefit}
+            facts["rows"].append(row)
             if benefit > best:
                 best, best_k = benefit, int(k)
-                facts["terms"] = {"K": K, "H": H, "savings": savings, "cache_miss": cache_miss,
-                                  "compact_cost": compact_cost, "info_loss": info_loss,
-                                  "quality": quality if model != "v2" else 0.0,
-                                  "benefit": benefit}
+                facts["terms"] = {key: row[key] for key in row if key != "k"}
         k += 1
     if not best > 0:
         return 0, best_k, best, facts
@@ -182,7 +256,7 @@ def explain(lines: list[bytes], v: dict[str, AwkValue], model: str):
 
 def policy(lines, keep: int, trigger: str, context_tokens: float, max_context: float,
            ratio: float, force_percent: int = 90) -> tuple[int, int]:
-    """SPEC §6 as bash-agent writes it: (printed keep, exit status)."""
+    """bash-agent's agent_compact_context: (printed keep, exit status)."""
     total = len(lines)
     if keep == 0 or (keep >= total and total > 0):
         forced = trigger in ("plan_clear", "plan_confirm") or \

@@ -1,4 +1,4 @@
-"""SPEC §4, rule by rule: what a -v value means to awk."""
+"""docs/awk.md, rule by rule: what a -v value means to awk."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from compact_dp.awkvalue import (UNSET, AwkValue, awk_int, equals_empty_string, gt, le,
+from compact_dp.core.awkvalue import (UNSET, AwkValue, awk_int, equals_empty_string, gt, le,
                                  looks_numeric, lt, number_to_string, numeric_prefix, unescape)
 
 
@@ -19,7 +19,8 @@ def test_decimal_looking_values_are_numeric(text):
 
 
 @pytest.mark.parametrize("text, value", [("", 0), ("abc", 0), ("3abc", 3), ("0x1A", 0),
-                                         ("inf", 0), ("nan", 0), (" ", 0), ("-x", 0),
+                                         ("inf", 0), ("nan", 0), ("INF", 0), ("+infx", 0),
+                                         ("+ inf", 0), (" ", 0), ("-x", 0),
                                          ("0.5x", 0.5), ("2x", 2), ("1e", 1), ("1e+", 1),
                                          (".", 0), ("-abc", 0), ("+", 0), ("1_000", 1),
                                          (" 12 x", 12), ("1e3z", 1000)])
@@ -68,19 +69,25 @@ def test_awk_int_truncates_toward_zero_and_keeps_infinities():
     assert awk_int(math.inf) == math.inf and awk_int(-math.inf) == -math.inf
 
 
-def test_escapes_are_processed_like_awk_assignments():
-    assert unescape(r"a\tb") == "a\tb"
-    assert unescape(r"\\") == "\\"
-    assert unescape(r"\101") == "A"
-    assert unescape(r"\q") == r"\q"
+@pytest.mark.parametrize("raw, want", [
+    (r"a\tb", "a\tb"), (r"\\", "\\"), (r"\101", "A"), (r"\1234", "S4"), (r"\08", "\x008"),
+    (r"\q", "q"), (r"\.0", ".0"), (r"\/", "/"), (r'\"', '"'),        # unknown \c is c
+    (r"\x41B", "AB"), (r"\x4142", "A42"), (r"\x", "x"), (r"\xg", "xg"),  # at most 2 hex
+    ("x\\", "x"), ("\\", ""),                                         # trailing \ dropped
+    (r"\777", "\udcff"), (r"\400", "\x00"),                           # octal: low 8 bits
+])
+def test_escapes_are_processed_like_gawk(raw, want):
+    r"""As gawk 5.2 processes -v values (checked by hand against gawk, where mawk and
+    original-awk differ: \x, a trailing backslash, octal above 0377)."""
+    assert unescape(raw) == want
 
 
 def test_assignment_keeps_the_nature(tmp_path):
     """L_fixed=abc: L = L_fixed stays a string, so L < 1 is false and R = E × 0 = 0;
     L_fixed=0.5x: "0.5x" < "1" is true, so L = 1."""
-    from compact_dp.models import derive, get_model
-    from compact_dp.params import awk_values
-    from compact_dp.scan import scan_lines
+    from compact_dp.core.models import derive, get_model
+    from compact_dp.core.params import awk_values
+    from compact_dp.core.scan import scan_lines
 
     conv = scan_lines([b'{"role":"user","content":"hi"}'] * 5)
     model = get_model("v3.0.7")
@@ -96,7 +103,7 @@ def test_assignment_keeps_the_nature(tmp_path):
     assert (d.M, d.Q) == (0.0, 0.0)
 
 
-# The scanner is hand-written (re costs start-up time); the regex of SPEC §4 is the oracle.
+# The scanner is hand-written (re costs start-up time); a regular expression is the oracle.
 import re  # noqa: E402
 
 from hypothesis import given, strategies as st  # noqa: E402
@@ -106,8 +113,27 @@ _NUMERIC = re.compile(r"[ \t\n\r\f\v]*" + _DEC + r"[ \t\n\r\f\v]*\Z")
 _PREFIX = re.compile(r"[ \t\n\r\f\v]*(" + _DEC + ")")
 
 
-@given(st.text(alphabet=st.sampled_from(" \t\n+-.eE0123456789xa"), max_size=12))
-def test_hand_written_recogniser_agrees_with_the_spec_regex(text):
-    assert looks_numeric(text) == bool(_NUMERIC.match(text))
+_IEEE = re.compile(r"[ \t\n\r\f\v]*[+-](?:inf|nan)[ \t\n\r\f\v]*\Z", re.I)
+
+
+@given(st.text(alphabet=st.sampled_from(" \t\n+-.eE0123456789xainfNAIF"), max_size=12))
+def test_hand_written_recogniser_agrees_with_the_regex(text):
+    assert looks_numeric(text) == bool(_NUMERIC.match(text) or _IEEE.match(text))
     m = _PREFIX.match(text)
     assert numeric_prefix(text) == (float(m.group(1)) if m else 0.0)
+
+
+@pytest.mark.parametrize("text, value", [("+inf", math.inf), ("-inf", -math.inf),
+                                         (" +INF\t", math.inf), ("-Inf", -math.inf)])
+def test_signed_infinities_are_numbers(text, value):
+    """awk reads +inf, -inf, +nan, -nan (any case, blanks around) as numbers."""
+    v = AwkValue.from_input(text)
+    assert v.kind == "strnum" and v.num == value and looks_numeric(text)
+    assert lt(AwkValue.from_input("-inf"), 0) and gt(AwkValue.from_input("+inf"), 1e308)
+
+
+def test_signed_nans_are_numbers_that_compare_false():
+    for text in ("+nan", "-NaN", " +nan "):
+        v = AwkValue.from_input(text)
+        assert v.kind == "strnum" and v.num != v.num
+        assert not gt(v, 0) and not lt(v, 0) and not le(v, 0)

@@ -1,5 +1,6 @@
-"""agent_hooks/bash-agent.sh: the recorded awk answers through the hook functions, and an
-end-to-end bash agent loop that compacts with the policy."""
+"""agent_hooks/bash-agent.sh: the recorded awk answers through the hook functions, and the
+README's agent loop (agent_hooks/example-loop.sh), run verbatim, compacting where a plain
+transcription of the policy says."""
 
 from __future__ import annotations
 
@@ -11,11 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from compact_dp.awkvalue import AwkValue
-from compact_dp.params import native_values
+from compact_dp.core.params import DEFAULTS
 
 from . import reference
-from .conftest import CASES, INPUTS, ROOT, clean_env, command_path
+from .conftest import CASES, INPUTS, REAL_SWE_CASES, ROOT, clean_env, command_path
 
 HOOKS = ROOT / "agent_hooks" / "bash-agent.sh"
 ORDER = ["t", "total_requests", "total_compact", "total_input", "baseline_e", "e_fixed",
@@ -35,7 +35,7 @@ def quoted(s: str) -> str:
 
 
 def agent_cases(profile: str):
-    for c in CASES:
+    for c in CASES + REAL_SWE_CASES:
         if c["profile"] == profile and c["label"] == "agent":
             yield c
 
@@ -49,7 +49,7 @@ def test_store_conv_dp_decision_gives_the_recorded_answers(profile):
     for c in cases:
         values = dict(a.split("=", 1) for a in c["args"] if a != "-v")
         args = " ".join(quoted(values.get(n, "")) for n in ORDER)
-        lines.append(f"CONV_FILE={quoted(str(INPUTS / c['input']))}; "
+        lines.append(f"CONV_FILE={quoted(c['path'])}; "
                      f"printf '%s|' \"$(store_conv_dp_decision {args} || true)\"")
     p = bash("\n".join(lines), COMPACT_DP_MODEL=profile)
     got = p.stdout.decode().split("|")[:-1]
@@ -57,16 +57,16 @@ def test_store_conv_dp_decision_gives_the_recorded_answers(profile):
 
 
 def test_store_conv_turn_keep_gives_the_recorded_answers():
-    cases = [c for c in CASES if c["profile"] == "turn-keep"]
-    lines = [f"CONV_FILE={quoted(str(INPUTS / c['input']))}; printf '%s|' "
+    cases = [c for c in CASES + REAL_SWE_CASES if c["profile"] == "turn-keep"]
+    lines = [f"CONV_FILE={quoted(c['path'])}; printf '%s|' "
              f"\"$(store_conv_turn_keep {quoted(c['args'][1].split('=', 1)[1])} || true)\""
              for c in cases]
     got = bash("\n".join(lines)).stdout.decode().split("|")[:-1]
     assert got == [c["stdout"].rstrip("\n") for c in cases]
 
 
-def test_the_issue_example_prints_the_recording():
-    f = INPUTS / "real_swe_7tasks.jsonl"
+def test_the_readme_example_prints_the_recording():
+    f = INPUTS / "syn_400.jsonl"
     want = next(c["stdout"] for c in agent_cases("v3.0.7") if c["input"] == f.name
                 and "t=5" in c["args"])
     p = bash(f"CONV_FILE={quoted(str(f))}\nstore_conv_dp_decision 5 40 0 400000 8 0 0 5000 "
@@ -89,7 +89,7 @@ def test_empty_arguments_fall_back_to_env_then_defaults():
 
 
 def test_paths_with_spaces_and_equals_signs_and_no_writes(tmp_path):
-    src = (INPUTS / "real_swe_7tasks.jsonl").read_bytes()
+    src = (INPUTS / "syn_400.jsonl").read_bytes()
     odd = tmp_path / "my dir"
     odd.mkdir()
     conv = odd / "conv=1 file.jsonl"
@@ -103,7 +103,8 @@ def test_paths_with_spaces_and_equals_signs_and_no_writes(tmp_path):
             cwd=odd, capture_output=True, timeout=60,
             env=clean_env(PATH=f"{Path(command_path()).parent}:{os.environ['PATH']}"))
         assert p.returncode == 0, p.stderr
-        assert p.stdout.decode().split() == ["23", "23", "23"]
+        turn_keep = reference.turn_keep(reference.records(src), 0.12)
+        assert p.stdout.decode().split() == ["54", str(turn_keep), "54"]
     assert (hashlib.sha256(conv.read_bytes()).hexdigest(), conv.stat().st_mtime_ns) == before
 
 
@@ -125,17 +126,27 @@ def test_missing_conv_file_is_an_error_not_a_crash():
     assert b"CONV_FILE is not set" in p.stderr and p.stdout == b"status=2\n"
 
 
-# --- the end-to-end agent loop -------------------------------------------------------------
+# --- the README's agent loop, run verbatim ---------------------------------------------------
+
+LOOP = ROOT / "agent_hooks" / "example-loop.sh"
+
+
+def test_the_readme_shows_the_loop_file_verbatim():
+    readme = (ROOT / "agent_hooks" / "README.md").read_text()
+    assert LOOP.read_text() in readme
+
 
 def simulate(lines: list[bytes], plan_at: int, env: dict) -> tuple[list[str], int]:
-    """The same loop in Python, with the decision from the plain SPEC transcription;
-    also how many compactions the fallback forced."""
+    """The same loop in Python, with the decision from the plain transcription; also how
+    many compactions the fallback forced."""
     conv: list[bytes] = []
     t = requests = compactions = total_input = 0
     out = []
     forced = 0
-    values = native_values({}, env)
-    max_context = int(env["MAX_CONTEXT_TOKENS"])
+    values = dict(DEFAULTS)
+    values.update({p: env[e] for p, e in (("max_context", "MAX_CONTEXT_TOKENS"),
+                                          ("beta", "DP_BETA")) if e in env})
+    max_context = int(values["max_context"])
     for n, line in enumerate(lines, 1):
         conv.append(line)
         if b'"role":"assistant"' in line:
@@ -145,10 +156,9 @@ def simulate(lines: list[bytes], plan_at: int, env: dict) -> tuple[list[str], in
             t += 1
         ctx = sum(len(x) + 1 for x in conv) // 4
         trigger = "plan_clear" if n == plan_at else "auto"
-        v = dict(values, t=AwkValue.number(t), total_requests=AwkValue.number(requests),
-                 total_compact=AwkValue.number(compactions),
-                 total_input=AwkValue.number(total_input))
-        keep = reference.decide(conv, v, "v3.0.7")
+        given = dict(values, t=str(t), total_requests=str(requests),
+                     total_compact=str(compactions), total_input=str(total_input))
+        keep = reference.decide(conv, given, "v3.0.7")
         forced += status_forced(conv, keep, trigger, ctx, max_context)
         keep, status = reference.policy(conv, keep, trigger, ctx, max_context, 0.12)
         if status == 0:
@@ -170,22 +180,22 @@ def status_forced(conv, keep, trigger, ctx, max_context) -> int:
 
 
 @pytest.mark.parametrize("source, plan_at, env, forced", [
-    ("real_swe_7tasks.jsonl", 0, {"MAX_CONTEXT_TOKENS": "200000"}, 0),
-    ("real_swe_5tasks.jsonl", 60, {"MAX_CONTEXT_TOKENS": "200000"}, 1),
+    ("syn_400.jsonl", 0, {"MAX_CONTEXT_TOKENS": "200000"}, 0),
+    ("syn_150.jsonl", 60, {"MAX_CONTEXT_TOKENS": "200000"}, 1),
     # a large information loss: the cost model never compacts, the context limit forces it
     ("syn_150.jsonl", 0, {"MAX_CONTEXT_TOKENS": "20000", "DP_BETA": "50"}, 1),
 ])
-def test_agent_loop_compacts_where_the_spec_says(tmp_path, source, plan_at, env, forced):
-    """Compactions happen exactly where SPEC §3 + §6 put them, and every kept window starts
-    on a user line; the plan trigger and the context limit force compactions."""
+def test_agent_loop_compacts_where_the_policy_says(tmp_path, source, plan_at, env, forced):
+    """Compactions happen exactly where the decision and the policy put them, and every
+    kept window starts on a user line; the plan trigger and the context limit force
+    compactions."""
     src = INPUTS / source
     lines = src.read_bytes().rstrip(b"\n").split(b"\n")
     if plan_at:   # the first LLM call at or after that line
         plan_at = next(n for n, x in enumerate(lines, 1)
                        if n >= plan_at and b'"role":"assistant"' not in x)
-    p = subprocess.run(["bash", str(ROOT / "tests" / "agent_loop.sh"), str(src),
-                        str(tmp_path / "conversation file.jsonl"), str(plan_at)],
-                       capture_output=True, timeout=900,
+    p = subprocess.run(["bash", str(LOOP), str(src), str(tmp_path / "conversation file.jsonl"),
+                        str(plan_at)], capture_output=True, timeout=900,
                        env=clean_env(PATH=f"{Path(command_path()).parent}:{os.environ['PATH']}",
                                      **env))
     assert p.returncode == 0, p.stderr.decode()[-2000:]

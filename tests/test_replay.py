@@ -8,13 +8,16 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from compact_dp.params import native_values
-from compact_dp.replay import (Line, Prices, make_policy, request_cost, simulate,
-                               summary_cost, load_session)
-from compact_dp.svgplot import plot_svg
+from compact_dp.core.models import get_model
+from compact_dp.core.params import native_values
+from compact_dp.replay.simulate import (Prices, make_policy, request_cost, simulate,
+                                        summary_cost, load_session)
+from compact_dp.replay.svg import plot_svg
 
 from . import reference
-from .conftest import INPUTS, run_cli
+from .conftest import INPUTS, run_cli, run_main
+
+V307 = get_model("v3.0.7")
 
 PRICES = Prices(V=100, S=10, p_input=1.0, p_cache=0.1, p_out=2.0)   # $/MTok
 
@@ -50,7 +53,7 @@ def test_a_tiny_session_without_compaction_by_hand(tmp_path):
     """
     session = load_session(str(session_file(tmp_path, [("user", 10), ("assistant", 20),
                                                         ("tool", 30), ("assistant", 40)])))
-    run = simulate(session, make_policy("never", values(max_context=1000), "v3.0.7", 0),
+    run = simulate(session, make_policy("never", values(max_context=1000), V307, 0),
                    PRICES)
     assert [(r.input, r.cached, r.uncached, r.output) for r in run.requests] == \
         [(110, 0, 110, 20), (160, 110, 50, 40)]
@@ -68,7 +71,7 @@ def test_a_tiny_session_with_one_compaction_by_hand(tmp_path):
     (30 tokens) are summarised: (100 + 30) × 0.1 + 70 × 1 + 10 × 2 = 103, and call 2
     sends prefix 110 + context 30 = 140 with only V = 100 cached: 10 + 40 + 80 = 130.
     """
-    policy = make_policy("threshold:50", values(max_context=300), "v3.0.7", 30)
+    policy = make_policy("threshold:50", values(max_context=300), V307, 30)
     tool = load_session(str(session_file(tmp_path, [("user", 10), ("assistant", 20),
                                                      ("tool", 30), ("assistant", 40)])))
     assert simulate(tool, policy, PRICES).compactions == []
@@ -87,7 +90,7 @@ def test_never_compacts_only_past_the_window(tmp_path):
     spec = [("user", 10), ("assistant", 20)] * 6
     session = load_session(str(session_file(tmp_path, spec)))
     run = simulate(session, make_policy("never", values(max_context=250, min_keep_ratio=0.5),
-                                        "v3.0.7", 0), PRICES)
+                                        V307, 0), PRICES)
     # inputs 110, 140, 170, 200, 230, 260 > 250 → compact before call 6 (turn-keep: 3 of
     # 6 user turns → keep the last 5 lines)
     assert [(c.request, c.kept_lines, c.forced) for c in run.compactions] == [(5, 5, True)]
@@ -102,15 +105,15 @@ def test_billing_on_its_own():
 
 def test_billing_does_not_use_the_decision_formula(monkeypatch, tmp_path):
     """The never/threshold replays run with the decision's terms made unusable."""
-    import compact_dp.search as search
+    import compact_dp.core.search as search
 
     def broken(*a, **k):
         raise AssertionError("billing used the decision formula")
     monkeypatch.setattr(search.BenefitCurve, "__call__", broken)
     monkeypatch.setattr(search.BenefitCurve, "terms", broken)
-    session = load_session(str(INPUTS / "real_swe_3tasks.jsonl"))
+    session = load_session(str(INPUTS / "syn_150.jsonl"))
     for spec in ("never", "threshold:60"):
-        run = simulate(session, make_policy(spec, values(max_context=20000), "v3.0.7", 5000),
+        run = simulate(session, make_policy(spec, values(max_context=20000), V307, 5000),
                        Prices.from_values(values()))
         assert run.requests
 
@@ -118,7 +121,6 @@ def test_billing_does_not_use_the_decision_formula(monkeypatch, tmp_path):
 def replay_dp_kept(lines: list[bytes], v: dict) -> list[int]:
     """The dp policy from the plain SPEC transcription: the kept lines at each compaction
     (stats as replay defines them: t, assistant replies, compactions, billed input)."""
-    from compact_dp.awkvalue import AwkValue
     V, S = v["V"].num, v["S"].num
     conv: list[bytes] = []
     t = requests = compactions = total_input = last_input = 0
@@ -131,10 +133,10 @@ def replay_dp_kept(lines: list[bytes], v: dict) -> list[int]:
         if b'"role":"assistant"' in x:
             requests += 1
             continue
-        w = dict(v)
+        w = {name: repr(x.num) for name, x in v.items()}
         for name, val in (("t", t), ("total_requests", requests),
                           ("total_compact", compactions), ("total_input", total_input)):
-            w[name] = AwkValue.number(val)
+            w[name] = repr(val)
         keep = reference.decide(conv, w, "v3.0.7")
         keep, status = reference.policy(conv, keep, "auto", last_input, v["max_context"].num,
                                         v["min_keep_ratio"].num)
@@ -148,14 +150,14 @@ def replay_dp_kept(lines: list[bytes], v: dict) -> list[int]:
     return kept
 
 
-@pytest.mark.parametrize("name, window", [("real_swe_7tasks.jsonl", 200000),
-                                          ("real_swe_5tasks.jsonl", 30000),
+@pytest.mark.parametrize("name, window", [("syn_400.jsonl", 200000),
+                                          ("syn_900.jsonl", 30000),
                                           ("syn_150.jsonl", 60000)])
 def test_dp_policy_compacts_where_the_spec_says(name, window):
     """Replay's dp policy, step by step, against the plain transcription of SPEC §3 + §6."""
     v = values(max_context=window)
     lines = reference.records((INPUTS / name).read_bytes())
-    run = simulate(load_session(str(INPUTS / name)), make_policy("dp", v, "v3.0.7", 0),
+    run = simulate(load_session(str(INPUTS / name)), make_policy("dp", v, V307, 0),
                    Prices.from_values(v))
     want = replay_dp_kept(lines, v)
     assert [c.kept_lines for c in run.compactions] == want
@@ -166,10 +168,10 @@ def test_dp_policy_compacts_where_the_spec_says(name, window):
 
 def test_svg_has_one_path_per_policy_and_a_point_per_compaction():
     v = values(max_context=40000)
-    session = load_session(str(INPUTS / "real_swe_7tasks.jsonl"))
-    runs = [simulate(session, make_policy(p, v, "v3.0.7", 20000), Prices.from_values(v))
+    session = load_session(str(INPUTS / "syn_150.jsonl"))
+    runs = [simulate(session, make_policy(p, v, V307, 20000), Prices.from_values(v))
             for p in ("dp", "never", "threshold:80")]
-    root = ET.fromstring(plot_svg("real_swe_7tasks", runs))
+    root = ET.fromstring(plot_svg("syn_150", runs))
     ns = {"s": "http://www.w3.org/2000/svg"}
     paths = root.findall(".//s:path[@class='policy']", ns)
     assert [p.get("data-policy") for p in paths] == ["dp", "never", "threshold:80"]
@@ -188,7 +190,8 @@ def test_svg_has_one_path_per_policy_and_a_point_per_compaction():
 # --- the command line --------------------------------------------------------------------------
 
 def test_replay_prints_a_table_and_a_picture_per_session():
-    p = run_cli("replay", "--max-context", "40000", str(INPUTS / "real_swe_7tasks.jsonl"))
+    p = run_cli("replay", "--max-context", "40000", str(INPUTS / "syn_150.jsonl"),
+                env=None)
     text = p.stdout.decode()
     assert p.returncode == 0
     for policy in ("dp", "never", "threshold:80"):
@@ -197,8 +200,7 @@ def test_replay_prints_a_table_and_a_picture_per_session():
 
 
 def test_replay_json_many_sessions_in_parallel_with_a_total(tmp_path):
-    files = [str(INPUTS / n) for n in ("real_swe_1tasks.jsonl", "real_swe_3tasks.jsonl",
-                                       "real_swe_5tasks.jsonl")]
+    files = [str(INPUTS / n) for n in ("syn_40.jsonl", "syn_150.jsonl", "syn_400.jsonl")]
     plot = tmp_path / "ctx.svg"
     serial = json.loads(run_cli("replay", "--json", "--max-context", "30000", *files).stdout)
     p = run_cli("replay", "--json", "--jobs", "3", "--max-context", "30000",
@@ -225,12 +227,32 @@ def test_replay_json_many_sessions_in_parallel_with_a_total(tmp_path):
     (["replay"], ["FILE"]),
     (["replay", "--keep-tokens", "lots", str(INPUTS / "syn_12.jsonl")], ["--keep-tokens"]),
     (["replay", "--jobs", "0", str(INPUTS / "syn_12.jsonl")], ["--jobs"]),
+    (["replay", "--jobs", "abc", str(INPUTS / "syn_12.jsonl")], ["--jobs: 'abc' is not a number"]),
+    (["replay", "--max-context", "0", str(INPUTS / "syn_12.jsonl")], ["--max-context", "> 0"]),
+    (["replay", "--plot", "out.png", str(INPUTS / "syn_12.jsonl")], ["--plot", ".svg"]),
+    (["replay", "--plot", "-", str(INPUTS / "syn_12.jsonl")], ["--plot", ".svg"]),
     (["replay", "--model", "turn-keep", str(INPUTS / "syn_12.jsonl")], ["cost model"]),
 ])
-def test_replay_errors(args, words):
-    p = run_cli(*args)
-    err = p.stderr.decode()
-    assert p.returncode == 2 and p.stdout == b"" and "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1
+def test_replay_errors(args, words, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = run_main(*args)
+    assert r.status == 2 and r.out == "" and "Traceback" not in r.err
+    assert len(r.err.strip().splitlines()) == 1
     for w in words:
-        assert w in err
+        assert w in r.err
+    assert list(tmp_path.iterdir()) == []            # no '-' or out.png written
+
+
+def test_svg_of_a_one_request_session_draws_it_with_whole_ticks(tmp_path):
+    """One request: a visible dot per policy, and the x axis counts whole requests."""
+    f = session_file(tmp_path, [("user", 10), ("assistant", 20)])
+    session = load_session(str(f))
+    v = values()
+    runs = [simulate(session, make_policy(p, v, V307, 20000), Prices.from_values(v))
+            for p in ("dp", "never")]
+    root = ET.fromstring(plot_svg("one", runs))
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    assert len(root.findall(".//s:circle[@class='point']", ns)) == 2
+    ticks = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")
+             if t.get("text-anchor") == "middle" and (t.text or "").isdigit()]
+    assert ticks == sorted(set(ticks), key=int) and ticks[0] == "1"

@@ -50,7 +50,7 @@ def compounded_retention(r: float, c: float) -> float:
         if settled is not None:
             return settled
     shrinking = abs(r) <= 1.0
-    x, i = 1.0, 0
+    x, i = 1.0, 0.0
     while i < n:
         # Multiply in tight runs; between runs look for states that settle the rest:
         # each is absorbing, so checking only now and then never changes the result.

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .render import rich_console
+from ..environment import Env
+from ..views.console import buffered_console, fitted_table, text_of
 
 BARS = "▁▂▃▄▅▆▇█"
 
@@ -35,30 +36,32 @@ def dollars(x: float) -> str:
     return f"${x:,.3f}"
 
 
-HEADERS = ["policy", "calls", "compactions", "total $", "summary $", "peak input",
-           "mean input", "cached"]
+# (header, priority when the width is short: lower is kept longer)
+COLUMNS = (("policy", 0), ("calls", 4), ("compactions", 2), ("total $", 1),
+           ("summary $", 5), ("peak input", 3), ("mean input", 6), ("cached", 7))
 
 
 def row(summary: dict) -> list[str]:
     """One table row from a Run.summary() or a totals() entry."""
-    forced = f" ({summary['forced']} forced)" if summary["forced"] else ""
+    forced = f" ({summary['forced']:,} forced)" if summary["forced"] else ""
     return [summary["policy"], f"{summary['requests']:,}", f"{summary['compactions']:,}" + forced,
             dollars(summary["total_cost"]), dollars(summary["summary_cost"]),
             f"{summary['peak_context']:,.0f}", f"{summary['mean_context']:,.0f}",
             f"{summary['cache_hit_share']:.1%}"]
 
 
-def render_text(results: list[dict], width: int | None = None,
-                terminal: bool | None = None) -> str:
+def render_text(results: list[dict], env: Env, width: int | None = None,
+                styled: bool | None = None) -> str:
     """Per session a table and a sparkline per policy; a total table for several."""
     from rich.text import Text
 
-    console, styled = rich_console(width, terminal)
+    console = buffered_console(env, width, styled)
+    styled = console.is_terminal and not console.no_color
     width = console.width
     for res in results:
         runs = res["runs"]
         console.print(_table(f"{res['session']} · {res['lines']:,} lines",
-                             [r.summary() for r in runs], styled))
+                             [r.summary() for r in runs], width, styled))
         top = max((r.peak_context for r in runs), default=0)
         name_w = max(len(r.policy) for r in runs) + 1
         cells = max(10, width - name_w - 2)
@@ -72,21 +75,14 @@ def render_text(results: list[dict], width: int | None = None,
                                                      cells))
         console.print()
     if len(results) > 1:
-        console.print(_table(f"total · {len(results)} sessions", totals(results), styled))
-    return console.file.getvalue()
+        console.print(_table(f"total · {len(results):,} sessions", totals(results), width,
+                             styled))
+    return text_of(console)
 
 
-def _table(title: str, summaries: list[dict], styled: bool):
-    from rich import box
-    from rich.table import Table
-
-    table = Table(title=title, title_justify="left", show_edge=False,
-                  box=box.SIMPLE_HEAD if styled else box.ASCII)
-    for i, h in enumerate(HEADERS):
-        table.add_column(h, justify="left" if i == 0 else "right", no_wrap=True)
-    for summary in summaries:
-        table.add_row(*row(summary))
-    return table
+def _table(title: str, summaries: list[dict], width: int, styled: bool):
+    return fitted_table([h for h, _ in COLUMNS], [row(s) for s in summaries],
+                        [p for _, p in COLUMNS], width, styled, left=1, title=title)
 
 
 def totals(results: list[dict]) -> list[dict]:

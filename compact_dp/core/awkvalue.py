@@ -1,4 +1,4 @@
-"""Awk's values: what a ``-v name=value`` string means to the awk program (SPEC §4).
+"""Awk's values: what a ``-v name=value`` string means to the awk program (docs/awk.md).
 
 The callers pass every parameter as a string.  Awk gives it a numeric value and, separately,
 decides whether comparisons with it are numeric or string comparisons.  ``compact_dp.awk``
@@ -17,6 +17,8 @@ _DIGITS = frozenset("0123456789")
 _ESCAPES = {"\\": "\\", '"': '"', "/": "/", "a": "\a", "b": "\b", "f": "\f",
             "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
 _OCTAL = frozenset("01234567")
+_HEX = frozenset("0123456789abcdefABCDEF")
+_IEEE = {"+inf": math.inf, "-inf": -math.inf, "+nan": math.nan, "-nan": -math.nan}
 
 
 def _digits_end(text: str, i: int) -> int:
@@ -53,11 +55,20 @@ def _skip_blanks(text: str, i: int) -> int:
     return i
 
 
+def _ieee(text: str) -> float | None:
+    """``+inf``, ``-inf``, ``+nan``, ``-nan`` (any case, blanks around): awk reads these as
+    numbers; an unsigned ``inf`` or ``nan`` stays a string."""
+    core = text.strip(_BLANKS)
+    return _IEEE.get(core.lower()) if len(core) == 4 else None
+
+
 def looks_numeric(text: str) -> bool:
     """True when awk would treat this input string as a number in comparisons."""
     start = _skip_blanks(text, 0)
     end = decimal_end(text, start)
-    return end > start and _skip_blanks(text, end) == len(text)
+    if end > start and _skip_blanks(text, end) == len(text):
+        return True
+    return _ieee(text) is not None
 
 
 def numeric_prefix(text: str) -> float:
@@ -67,26 +78,47 @@ def numeric_prefix(text: str) -> float:
     return float(text[start:end]) if end > start else 0.0
 
 
+def _byte(value: int) -> str:
+    """One byte as a character of the command-line string (surrogate-escaped above 0x7f,
+    the way Python decodes argv), so comparisons see awk's byte."""
+    value &= 0xFF
+    return chr(value) if value < 0x80 else chr(0xDC00 + value)
+
+
 def unescape(text: str) -> str:
-    """Process backslash escapes the way awk does for ``-v`` and operand assignments."""
+    r"""Process backslash escapes as gawk does for ``-v`` and operand assignments.
+
+    ``\\ \" \/ \a \b \f \n \r \t \v``; ``\ddd`` up to three octal digits (the
+    byte's low 8 bits, so ``\777`` is 0xFF); ``\xHH`` up to two hex digits (``\x``
+    with none is ``x``); any other ``\c`` is ``c``; a trailing backslash is dropped.
+    """
     if "\\" not in text:
         return text
-    out, i = [], 0
-    while i < len(text):
+    out, i, n = [], 0, len(text)
+    while i < n:
         ch = text[i]
-        if ch != "\\" or i + 1 == len(text):
+        if ch != "\\":
             out.append(ch)
             i += 1
             continue
-        j = i + 1
-        while j < len(text) and j < i + 4 and text[j] in _OCTAL:
-            j += 1
-        if j > i + 1:
-            out.append(chr(int(text[i + 1:j], 8)))
-        else:
+        if i + 1 == n:                      # a trailing backslash: gawk drops it
+            break
+        nxt = text[i + 1]
+        if nxt in _OCTAL:
+            j = i + 1
+            while j < n and j < i + 4 and text[j] in _OCTAL:
+                j += 1
+            out.append(_byte(int(text[i + 1:j], 8)))
+            i = j
+        elif nxt == "x":
             j = i + 2
-            out.append(_ESCAPES.get(text[i + 1], text[i:j]))
-        i = j
+            while j < n and j < i + 4 and text[j] in _HEX:
+                j += 1
+            out.append(_byte(int(text[i + 2:j], 16)) if j > i + 2 else "x")
+            i = j
+        else:
+            out.append(_ESCAPES.get(nxt, nxt))
+            i += 2
     return "".join(out)
 
 
@@ -115,6 +147,9 @@ class AwkValue:
     @classmethod
     def from_input(cls, text: str) -> "AwkValue":
         """A string that came from the command line (a ``-v`` value or an operand)."""
+        special = _ieee(text)
+        if special is not None:
+            return cls(text, special, "strnum")
         if looks_numeric(text):
             return cls(text, float(text.strip(_BLANKS)), "strnum")
         return cls(text, numeric_prefix(text), "string")

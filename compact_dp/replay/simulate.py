@@ -21,10 +21,12 @@ Billing (all $/MTok prices from the parameters):
 
 from __future__ import annotations
 
-from .awkvalue import AwkValue
-from .models import decide_conversation, get_model, turn_keep
-from .policy import apply_policy
-from .scan import Conversation, Scanner, is_user_line, token_size
+from ..core.awkvalue import AwkValue
+from ..core.decision import turn_keep
+from ..core.models import Model
+from ..core.scan import Conversation, is_user_line, open_source, read_records, token_size
+from ..engine import Ask, PolicyAsk, answer
+from ..errors import InputError, UsageError
 
 ASSISTANT_ROLE = b'"role":"assistant"'
 SUMMARY_INSTRUCTION = 70          # the summary request's own uncached instruction tokens
@@ -40,13 +42,15 @@ class Line:
 def load_session(path: str) -> list[Line]:
     """The recorded lines with what replay needs: token size, user line?, assistant reply?"""
     lines: list[Line] = []
-
-    class Collect(Scanner):
-        def add_lines(self, raw: list[bytes]) -> None:
+    stream = open_source(path, None)
+    try:
+        for raw in read_records(stream):
             lines.extend(Line(token_size(len(x)), is_user_line(x), ASSISTANT_ROLE in x)
                          for x in raw)
-
-    Collect().add_path(path)
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror or e}") from None
+    finally:
+        stream.close()
     return lines
 
 
@@ -64,22 +68,20 @@ class Policy:
 class DpPolicy(Policy):
     """This tool's decision plus the forced-compaction fallback (SPEC §6, trigger auto)."""
 
-    def __init__(self, values: dict, model: str):
+    def __init__(self, values: dict, model: Model):
         self.name = "dp"
         self.values = values
-        self.model = get_model(model)
+        self.model = model
 
     def keep(self, state):
-        conv = state.conversation()
         v = dict(self.values)
         for name, x in (("t", state.user_turns), ("total_requests", state.requests),
                         ("total_compact", state.compactions),
                         ("total_input", state.total_input)):
             v[name] = AwkValue.number(x)
-        decision = decide_conversation(v, conv, self.model)
-        result = apply_policy(decision, conv, "auto", state.last_input,
-                              self.values["max_context"].num,
-                              self.values["min_keep_ratio"].num)
+        result = answer(Ask(self.model, v, PolicyAsk("auto", state.last_input)),
+                        state.conversation()).policy
+        assert result is not None
         state.forced = result.forced
         return result.keep if result.action == "compact" else None
 
@@ -121,7 +123,7 @@ class ThresholdPolicy(Policy):
         return k
 
 
-def make_policy(spec: str, values: dict, model: str, keep_tokens: int) -> Policy:
+def make_policy(spec: str, values: dict, model: Model, keep_tokens: int) -> Policy:
     """``dp``, ``never`` or ``threshold:P``."""
     max_context = values["max_context"].num
     if spec == "dp":
@@ -134,9 +136,9 @@ def make_policy(spec: str, values: dict, model: str, keep_tokens: int) -> Policy
         except ValueError:
             percent = -1.0
         if not 0 < percent <= 100:
-            raise ValueError(f"policy {spec!r}: P must be a percentage in (0, 100]")
+            raise UsageError(f"policy {spec!r}: P must be a percentage in (0, 100]")
         return ThresholdPolicy(percent, max_context, keep_tokens)
-    raise ValueError(f"unknown policy {spec!r} (dp, never or threshold:P)")
+    raise UsageError(f"unknown policy {spec!r} (dp, never or threshold:P)")
 
 
 # --- the simulation ------------------------------------------------------------------------
@@ -186,8 +188,8 @@ class RunState:
         self.user_turns = 0          # real user lines so far (t)
         self.requests = 0            # assistant replies so far (total_requests)
         self.compactions = 0
-        self.total_input = 0         # input tokens of the past requests
-        self.last_input = 0          # input tokens of the previous request
+        self.total_input = 0.0       # input tokens of the past requests
+        self.last_input = 0.0        # input tokens of the previous request
         self.forced = False
 
     @property
@@ -292,7 +294,7 @@ def simulate(session: list[Line], policy: Policy, prices: Prices) -> Run:
     return run
 
 
-def replay_session(path: str, policies: list[str], values: dict, model: str,
+def replay_session(path: str, policies: list[str], values: dict, model: Model,
                    keep_tokens: int) -> dict:
     """Every policy over one recorded session (picklable, for --jobs)."""
     session = load_session(path)

@@ -21,6 +21,10 @@ import math
 from bisect import bisect_right
 from itertools import accumulate
 
+from ..errors import AwkFatal
+from .models import Model
+from .quantities import Derived, Terms
+
 NO_CANDIDATE = -1e18
 L_INSTR = 70.0
 SAFETY = 1e-12      # ε relative to the size of the terms: > 4000 units of rounding
@@ -29,26 +33,36 @@ SAFETY = 1e-12      # ε relative to the size of the terms: > 4000 units of roun
 class BenefitCurve:
     """benefit(K) evaluated exactly as the awk does, with the k-independent parts hoisted
     (each hoisted value is a sub-expression awk also evaluates first, so no rounding
-    changes)."""
+    changes).
 
-    def __init__(self, d, model):
+    The cache-aware model uses the same expressions with its write price in place of
+    p_input where a cache write happens, and on a cold cache adds ⓪ (see docs/model.md);
+    with a write price equal to p_input and a warm cache it is v3.0.7 to the last bit.
+    """
+
+    def __init__(self, d: Derived, model: Model):
         self.T = d.T
         self.V, self.S, self.pi, self.pc = d.V, d.S, d.p_input, d.p_cache
         self.il = d.info_loss
         self.a = (d.R - 1) * d.p_cache
-        self.miss_rate = d.p_input - d.p_cache
+        write = d.p_input if d.p_write is None else d.p_write
+        self.miss_rate = write - d.p_cache
         self.instr, self.out = d.p_input * L_INSTR, d.p_out * d.S
         self.pcV = d.p_cache * d.V
+        # the summary request reads its prompt from a warm cache, writes it on a cold one
+        self.summary_read = write if d.cold else d.p_cache
         self.repriced = model.repriced_summary
         self.has_quality = model.quality
-        self.with_quality = model.quality and (not model.quality_gate or d.T > d.M * 0.30)
-        if self.with_quality:
+        self.rewrite = (d.V + d.T) * (write - d.p_cache) / 1000000 if d.cold else None
+        self.q1 = self.den = self.vt2 = 0.0
+        self.with_quality = False
+        if model.quality and d.Q is not None and d.M is not None:
+            self.with_quality = not model.quality_gate or d.T > d.M * 0.30
             self.q1, self.den = d.Q * d.p_input, d.M * 1000000
             self.vt2 = (d.V + d.T) * (d.V + d.T)
 
-    def terms(self, k: int, K: int):
-        """All five terms for one k, for --explain and --json (same doubles as __call__)."""
-        from .models import Terms
+    def terms(self, k: int, K: int) -> Terms:
+        """Every term for one k, for --explain and --json (the same doubles as __call__)."""
         H = self.T - K
         savings = self.a * H / 1000000
         cache_miss = (self.S + K) * self.miss_rate / 1000000
@@ -59,18 +73,21 @@ class BenefitCurve:
             if self.with_quality:
                 quality = self._quality(K)
             benefit = benefit + quality
+        rewrite = 0.0
+        if self.rewrite is not None:
+            rewrite = self.rewrite
+            benefit = benefit + rewrite
         return Terms(k=k, K=K, H=H, savings=savings, cache_miss=cache_miss,
                      compact_cost=compact_cost, info_loss=self.il, quality=quality,
-                     benefit=benefit)
+                     rewrite=rewrite, benefit=benefit)
 
     def _cost(self, H: int) -> float:
         if self.repriced:
             return (self.pcV + self.pi * (H + L_INSTR) + self.out) / 1000000
-        return (self.pc * (self.V + H) + self.instr + self.out) / 1000000
+        return (self.summary_read * (self.V + H) + self.instr + self.out) / 1000000
 
     def _quality(self, K: int) -> float:
         if self.den == 0:
-            from .models import AwkFatal
             raise AwkFatal("division by zero in the quality term ⑤ (M × 1000000, "
                            "M = max_context)")
         vk = self.V + K
@@ -85,18 +102,21 @@ class BenefitCurve:
             b = b + self._quality(K)
         elif self.has_quality:
             b = b + 0.0                    # v4.2 below the gate still adds quality = 0
+        if self.rewrite is not None:
+            b = b + self.rewrite
         return b
 
     def shape(self) -> tuple[float, float, float] | None:
         """(β, γ, ε) of the real curve α + β K − γ (V + K)², or None when it is not
         provably concave with finite terms (then every k must be evaluated)."""
         T, V, S = self.T, abs(self.V), abs(self.S)
-        q_slope = self.pi if self.repriced else self.pc
-        beta = (-self.a - self.miss_rate + q_slope) / 1000000
+        h_price = self.pi if self.repriced else self.summary_read
+        beta = (-self.a - self.miss_rate + h_price) / 1000000
         gamma = self.q1 / self.den if self.with_quality and self.den else 0.0
         size = (abs(self.a) * T + (S + T) * abs(self.miss_rate)
-                + abs(self.pc) * (V + T) + abs(self.pcV) + abs(self.pi) * (T + L_INSTR)
-                + abs(self.instr) + abs(self.out)) / 1000000 + abs(self.il)
+                + abs(self.summary_read) * (V + T) + abs(self.pcV)
+                + abs(self.pi) * (T + L_INSTR) + abs(self.instr) + abs(self.out)
+                ) / 1000000 + abs(self.il) + abs(self.rewrite or 0.0)
         if self.with_quality:
             if not self.den:
                 return None
@@ -107,26 +127,30 @@ class BenefitCurve:
         return beta, gamma, eps
 
 
-def kept_tokens_table(sizes: list[int]) -> list[int]:
-    """prefix[i] = tokens of the first i lines, so K(k) = T − prefix[NR − k]."""
+def prefix_sums(sizes: list[int]) -> list[int]:
+    """prefix[i] = tokens of the first i lines, so the last k lines keep
+    K(k) = T − prefix[NR − k] tokens."""
     return list(accumulate(sizes, initial=0))
 
 
-def candidate_bounds(d) -> tuple[int, int]:
+def candidate_bounds(d: Derived, whole: bool = False) -> tuple[int, int]:
     """The k the awk loop scores: min_keep … max_keep (or NR), less k = NR, which keeps
-    everything (H = 0 is skipped).  Empty when lo > hi."""
+    everything (H = 0 is skipped).  Empty when lo > hi.  ``whole``: the agent summarises
+    the whole history, so k = 0 is the one candidate (when there is anything to drop)."""
+    if whole:
+        return (0, 0) if d.T > 0 else (1, 0)
     hi = d.max_keep if d.max_keep is not None else d.NR
     return d.min_keep, min(hi, d.NR - 1)
 
 
-def best_candidate(d, model, sizes: list[int], prefix: list[int] | None = None
+def best_candidate(d: Derived, model: Model, prefix: list[int], whole: bool = False
                    ) -> tuple[int, float]:
-    """The first k with the strictly largest benefit, as the awk's full loop finds it."""
-    lo, hi = candidate_bounds(d)
+    """The first k with the strictly largest benefit, as the awk's full loop finds it;
+    (0, NO_CANDIDATE) when no k is scored."""
+    lo, hi = candidate_bounds(d, whole)
     if lo > hi:
         return 0, NO_CANDIDATE
     curve = BenefitCurve(d, model)
-    prefix = prefix if prefix is not None else kept_tokens_table(sizes)
     NR, T = d.NR, d.T
     shape = curve.shape()
     if shape is None:
@@ -150,12 +174,13 @@ def _first_k_keeping(prefix: list[int], NR: int, T: int, K: float, lo: int, hi: 
     return max(lo, min(hi, NR - j))
 
 
-def _walk(curve, prefix, NR, T, lo, hi, start, margin) -> tuple[int, float]:
+def _walk(curve: BenefitCurve, prefix: list[int], NR: int, T: int, lo: int, hi: int,
+          start: int, margin: float) -> tuple[int, float]:
     """Evaluate from ``start`` rightwards, then leftwards, each way until a value falls
     more than ``margin`` below the best value already evaluated (margin = ∞: evaluate
     everything), then pick the first k with the largest value, as the awk loop does."""
     values: dict[int, float] = {}
-    top = None                                  # the best evaluated value so far
+    top: float | None = None                    # the best evaluated value so far
     for ks in (range(start, hi + 1), range(start - 1, lo - 1, -1)):
         for k in ks:
             b = curve(T - prefix[NR - k])
@@ -169,12 +194,3 @@ def _walk(curve, prefix, NR, T, lo, hi, start, margin) -> tuple[int, float]:
         if values[k] > best:
             best, best_k = values[k], k
     return best_k, best
-
-
-def best_candidate_full(d, model, sizes: list[int]) -> tuple[int, float]:
-    """The plain loop over every candidate (the reference the fast search must equal)."""
-    lo, hi = candidate_bounds(d)
-    if lo > hi:
-        return 0, NO_CANDIDATE
-    return _walk(BenefitCurve(d, model), kept_tokens_table(sizes), d.NR, d.T, lo, hi, lo,
-                 math.inf)

@@ -7,10 +7,18 @@ before every LLM call — so it imports neither typer, rich nor orjson.
 
 from __future__ import annotations
 
-import os
+from ..core.awkvalue import unescape
+from ..core.models import MODELS as AWK_MODELS
+from ..core.params import awk_values, string_valued
+from ..core.scan import scan_paths
+from ..engine import Ask, answer, model_named
+from ..environment import Env
+from ..errors import UsageError
+from ..views.emit import emit
 
-from . import errors
-from .errors import UsageError
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Mapping
 
 TURN_KEEP_PROGRAM = "compact_turn_keep.awk"
 
@@ -26,18 +34,18 @@ def split_assignment(text: str) -> tuple[str, str] | None:
 class AwkInvocation:
     """What the arguments ask for: the model, the assignments in order, the files."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.model: str | None = None
         self.program: str | None = None
         self.assignments: dict[str, str] = {}
         self.files: list[str] = []
         self.output = "plain"                    # plain | json | explain
 
-    def model_name(self, environ=os.environ) -> str:
+    def model_name(self, environ: Mapping[str, str]) -> str:
         """--model, else the program name (turn-keep), else COMPACT_DP_MODEL, else v3.0.7."""
         if self.model:
             return self.model
-        if self.program and os.path.basename(self.program) == TURN_KEEP_PROGRAM:
+        if self.program and self.program.rsplit("/", 1)[-1] == TURN_KEEP_PROGRAM:
             return "turn-keep"
         return environ.get("COMPACT_DP_MODEL") or "v3.0.7"
 
@@ -61,8 +69,6 @@ def _assignment(text: str, where: str) -> tuple[str, str]:
 
 def parse_awk_args(argv: list[str]) -> AwkInvocation:
     """Options first (awk stops at the first operand), then files and name=value operands."""
-    from .awkvalue import unescape
-
     inv = AwkInvocation()
     i = 0
 
@@ -105,30 +111,21 @@ def parse_awk_args(argv: list[str]) -> AwkInvocation:
     return inv
 
 
-def run(argv: list[str]) -> int:
-    """Parse, decide, print; every failure is one line on stderr and exit status 2."""
-    from .models import AwkFatal, decide_conversation, get_model
-    from .params import awk_values, string_valued
-    from .render import emit
-    from .scan import InputError, scan_paths
-
-    try:
-        inv = parse_awk_args(argv)
-        model = get_model(inv.model_name())
-    except (UsageError, ValueError) as e:
-        return errors.fail(f"error: {e}")
+def run(argv: list[str], env: Env) -> int:
+    """Parse, decide, print, as awk would; failures are CompactDpError (exit 2)."""
+    inv = parse_awk_args(argv)
+    model = model_named(inv.model_name(env.environ))
+    if model.name not in AWK_MODELS:
+        raise UsageError(f"the awk form runs bash-agent's models ({', '.join(AWK_MODELS)}); "
+                         f"use the native form for {model.name}")
+    # the awk prints its answer with print: ORS (default \n) ends it
+    end = inv.assignments.get("ORS", "\n")
     if "RS" in inv.assignments:
-        errors.warn("RS is ignored: records are always split on \\n, as compact_dp.awk's "
-                    "callers use it")
+        env.warn("RS is ignored: records are always split on \\n, as compact_dp.awk's "
+                 "callers use it")
     values = awk_values(inv.assignments)
     for name in string_valued(values, model.reads):
-        errors.warn(f"{name}={values[name].text!r} is not a number; awk compares it as a "
-                    f"string and uses {values[name].num:g} in arithmetic")
-    try:
-        conv = scan_paths(inv.files, v2_users=model.v2_users)
-        decision = decide_conversation(values, conv, model)
-    except InputError as e:
-        return errors.fail(f"error: cannot open {e}")
-    except AwkFatal as e:
-        return errors.fail(f"fatal: {e}")
-    return emit(decision, inv.output)
+        env.warn(f"{name}={values[name].text!r} is not a number; awk compares it as a "
+                 f"string and uses {values[name].num:g} in arithmetic")
+    conv = scan_paths(inv.files, model.v2_users, env.stdin)
+    return emit(answer(Ask(model, values), conv).decision, env, inv.output, end=end)

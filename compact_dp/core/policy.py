@@ -1,16 +1,16 @@
-"""The forced-compaction policy around the decision (SPEC §6, bash-agent's agent_compact_context).
+"""The forced-compaction policy around the decision (bash-agent's agent_compact_context).
 
 The decision may say "don't" (0, or keep everything).  The agent compacts anyway when the
 trigger is a plan step or the last request already filled more than 90 % of the window, and
-then keeps lines by the turn-keep rule.  This module is that wrapper, so callers get the
-agent's final answer — keep N lines, or do nothing — in one call.
+then keeps lines by the turn-keep rule (or nothing, for agents that summarise the whole
+history).  This module is that wrapper, so callers get the agent's final answer — keep N
+lines, or do nothing — in one call.  docs/policy.md says it in words.
 """
 
 from __future__ import annotations
 
-from .errors import EXIT_OK, EXIT_SKIP
-from .models import Decision, turn_keep
-from .scan import Conversation
+from ..errors import EXIT_OK, EXIT_SKIP, UsageError
+from .decision import Decision, turn_keep
 
 TRIGGERS = ("auto", "plan_clear", "plan_confirm")
 PLAN_TRIGGERS = ("plan_clear", "plan_confirm")
@@ -36,28 +36,33 @@ def force_limit(max_context: float, force_percent: float = DEFAULT_FORCE_PERCENT
     return int(max_context) * int(force_percent) // 100
 
 
-def apply_policy(decision: Decision, conv: Conversation, trigger: str, context_tokens: float,
-                 max_context: float, ratio: float,
-                 force_percent: float = DEFAULT_FORCE_PERCENT) -> PolicyResult:
-    """SPEC §6: fall back to turn-keep when forced, then compact only when it is worth it."""
+def apply_policy(decision: Decision, trigger: str, context_tokens: float, max_context: float,
+                 ratio: float, force_percent: float = DEFAULT_FORCE_PERCENT) -> PolicyResult:
+    """Fall back to turn-keep when forced, then compact only when it is worth it."""
     if trigger not in TRIGGERS:
-        raise ValueError(f"unknown trigger {trigger!r} (choose from {', '.join(TRIGGERS)})")
+        raise UsageError(f"unknown trigger {trigger!r} (choose from {', '.join(TRIGGERS)})")
     total = decision.lines
     keep = decision.keep
+    undecided = not decision.compact if decision.whole else keep == 0 or keep >= total > 0
     forced = False
     reason = "the cost model's answer"
-    if keep == 0 or (keep >= total and total > 0):
+    if undecided:
         limit = force_limit(max_context, force_percent)
         if trigger in PLAN_TRIGGERS:
             forced, reason = True, f"forced by the {trigger} trigger"
         elif context_tokens > limit:
             forced = True
-            reason = f"forced: the last request used {context_tokens:g} tokens > {limit}"
+            reason = f"forced: the last request used {context_tokens:,.0f} tokens > {limit:,}"
         if not forced:
             return PolicyResult("skip", 0, False, "the cost model says do not compact "
                                 "and nothing forces it")
-        keep = turn_keep(ratio, conv).keep
-        reason += f"; turn-keep keeps the last {keep} lines"
+        if decision.whole:
+            return PolicyResult("compact", 0, True, reason + "; the whole history is "
+                                "summarised")
+        keep = turn_keep(ratio, decision.conv).keep
+        reason += f"; turn-keep keeps the last {keep:,} lines"
+    elif decision.whole:
+        return PolicyResult("compact", 0, False, reason)
     if 0 < keep < total or trigger in PLAN_TRIGGERS:
         return PolicyResult("compact", keep, forced, reason)
     return PolicyResult("skip", 0, forced, reason + ", which leaves nothing to summarise")

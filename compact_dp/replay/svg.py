@@ -30,7 +30,7 @@ def plot_svg(title: str, runs) -> str:
     top = max((r.peak_context for r in runs), default=0) or 1
     ystep = nice_step(top)
     ymax = ystep * (int(top / ystep) + 1)
-    xstep = nice_step(max(n - 1, 1))
+    xstep = max(1.0, nice_step(max(n - 1, 1)))          # whole requests only
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 
     def x(i: float) -> float:
@@ -73,6 +73,10 @@ def plot_svg(title: str, runs) -> str:
         if points:
             out.append(f'<path class="policy" data-policy="{name}" d="M {points}" '
                        f'fill="none" stroke="{colour}" stroke-width="1.8"/>')
+        if len(run.requests) == 1:            # a path of one point draws nothing: a dot
+            r0 = run.requests[0]
+            out.append(f'<circle class="point" data-policy="{name}" cx="{x(0):.1f}" '
+                       f'cy="{y(r0.input):.1f}" r="3" fill="{colour}"/>')
         for c in run.compactions:
             if c.request < len(run.requests):
                 r = run.requests[c.request]

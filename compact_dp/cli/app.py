@@ -1,0 +1,39 @@
+"""The commands for people — ``replay`` and friends — as typer commands.
+
+They are not on an agent's hot path, so they may pay typer's start-up for its help pages
+and parsing.  Their options come from the same ``Option`` table as the decision's; every
+error still leaves through the one boundary in ``main`` as one line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import typer
+
+from ..environment import Env
+from ..errors import EXIT_INTERRUPTED, CompactDpError, UsageError
+
+
+def run(name: str, argv: list[str], env: Env) -> int:
+    """Run command ``name``; click's own errors become our UsageError."""
+    if name == "replay":
+        from .replay import build
+    else:
+        raise UsageError(f"unknown command {name!r}")
+    cmd = build(env)
+    try:
+        # click writes help and messages to sys.stdout: send them through the Env too
+        with contextlib.redirect_stdout(env.stdout or io.StringIO()):
+            result = cmd.main(args=argv, prog_name=f"compact-dp {name}",
+                              standalone_mode=False)
+    except typer.Exit as e:
+        return e.exit_code
+    except typer.Abort:
+        return env.fail("interrupted", EXIT_INTERRUPTED)
+    except typer.TyperException as e:
+        raise UsageError(e.format_message()) from None
+    except CompactDpError:
+        raise
+    return result if isinstance(result, int) else 0

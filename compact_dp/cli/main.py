@@ -1,0 +1,100 @@
+"""The ``compact-dp`` entry point: pick the form or the command, and the one error boundary.
+
+* Any ``-v``/``-f`` argument (before ``--``) selects the awk-compatible form.
+* Otherwise the first operand may name a command (``replay``, ``help``, ``hooks``, …);
+  options written before it belong to it (``compact-dp --model v4.2 replay F``).
+* Otherwise it is the native decision.
+
+Every ``CompactDpError`` becomes one line on standard error and its exit status, here and
+nowhere else; anything else is a bug, reported as an internal error in one line too
+(``COMPACT_DP_DEBUG=1`` re-raises it, and the tests run that way).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..environment import Env
+from ..errors import EXIT_ERROR, EXIT_INTERRUPTED, CompactDpError, UsageError
+
+COMMANDS = ("replay", "help", "hooks")
+
+
+def is_awk_form(argv: list[str]) -> bool:
+    """-v or -f anywhere before ``--`` selects the awk form."""
+    for a in argv:
+        if a == "--":
+            return False
+        if a.startswith("-v") or a.startswith("-f"):
+            return True
+    return False
+
+
+def split_command(argv: list[str]) -> tuple[str | None, list[str]]:
+    """(command, its arguments) when the first operand names a command, else (None, argv).
+    Options before the command name move after it."""
+    from .options import DECIDE_OPTIONS, value_options
+
+    takes_value = value_options(DECIDE_OPTIONS)
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            return None, argv
+        if a.startswith("-") and a != "-":
+            i += 2 if a in takes_value else 1
+            continue
+        if a in COMMANDS:
+            return a, argv[i + 1:] + argv[:i]
+        return None, argv
+    return None, argv
+
+
+def dispatch(argv: list[str], env: Env) -> int:
+    if is_awk_form(argv):
+        from .awk import run
+        return run(argv, env)
+    command, rest = split_command(argv)
+    if command is None:
+        from .native import run
+        return run(argv, env)
+    if command == "help":
+        return show_help(rest, env)
+    if command == "hooks":
+        from .hookspath import run as run_hooks
+        return run_hooks(rest, env)
+    from .app import run as run_app
+    return run_app(command, rest, env)
+
+
+def show_help(rest: list[str], env: Env) -> int:
+    """``compact-dp help [COMMAND]``: the page ``--help`` would show."""
+    topic = next((a for a in rest if not a.startswith("-")), None)
+    if topic is None:
+        from .native import decide_help
+        return env.write(decide_help(env.width))
+    if topic not in COMMANDS or topic == "help":
+        raise UsageError(f"no help for {topic!r} (commands: {', '.join(COMMANDS)})")
+    return dispatch([topic, "--help"], env)
+
+
+def main(argv: list[str] | None = None, env: Env | None = None) -> int:
+    """Run the command; returns the exit status (0, 1 or 2; 130 when interrupted)."""
+    env = Env.from_process() if env is None else env
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        return dispatch(argv, env)
+    except CompactDpError as e:
+        return env.fail(e.line(), e.status)
+    except KeyboardInterrupt:
+        return env.fail("interrupted", EXIT_INTERRUPTED)
+    except Exception as e:            # the last line of defence: one line, never a traceback
+        if env.environ.get("COMPACT_DP_DEBUG"):
+            raise
+        return env.fail(f"internal error: {type(e).__name__}: {e} (set COMPACT_DP_DEBUG=1 "
+                        "for the traceback, and please report it)", EXIT_ERROR)
+
+
+def entry() -> None:
+    """Console-script wrapper: exit with main()'s status."""
+    sys.exit(main())

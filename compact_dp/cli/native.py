@@ -1,0 +1,78 @@
+"""The native decision: ``compact-dp [OPTIONS] FILE...``.
+
+Named options for every parameter, defaults from the env vars, strict validation
+(docs/options.md).  Parsed by ``options.parse``, not typer, so the answer an agent waits
+for starts about as fast as the awk form.
+"""
+
+from __future__ import annotations
+
+from ..version import __version__
+from ..core.params import BY_AWK, strict_number
+from ..core.policy import DEFAULT_FORCE_PERCENT, TRIGGERS
+from ..core.scan import scan_paths
+from ..engine import PolicyAsk, answer, native_ask
+from ..environment import Env
+from ..errors import UsageError
+from ..views.emit import EXPLAIN, JSON, PLAIN, emit
+from .options import DECIDE_OPTIONS, Parsed, help_text, parse
+
+USAGE = "compact-dp [OPTIONS] [FILE]...  |  compact-dp COMMAND ..."
+DESCRIPTION = ("Decide whether (and where) to compact a coding agent's conversation and "
+               "print the lines to keep (0 = do not compact). FILE... is read as one stream; "
+               "- or none reads standard input. Any -v or -f argument selects the "
+               "awk-compatible form instead (compact-dp -v t=5 ... -f compact_dp.awk FILE).")
+EPILOG = ("Commands: replay (what each compaction policy would have cost over recorded "
+          "sessions), hooks path (where the agent hooks are installed), help [COMMAND]. "
+          "Exit status: 0 answered (with a policy: compact now), 1 a policy says do not "
+          "compact, 2 error. Documentation: docs/ in the source tree.")
+
+
+def decide_help(width: int = 80) -> str:
+    return help_text(USAGE, DESCRIPTION, DECIDE_OPTIONS, width, EPILOG)
+
+
+def run(argv: list[str], env: Env) -> int:
+    """Parse, decide, print; errors are CompactDpError for the one boundary in main."""
+    args = parse(argv, DECIDE_OPTIONS)
+    if args.flag("help"):
+        return env.write(decide_help(env.width))
+    if args.flag("version"):
+        return env.write(f"compact-dp {__version__}\n")
+    if args.flag("json") and args.flag("explain"):
+        raise UsageError("--json and --explain cannot be combined")
+    given = {p: v for p, v in args.values.items() if isinstance(v, str)}
+    ask = native_ask(_params_only(given), args.text("model"), env.environ, policy_of(args))
+    if not args.operands and env.stdin_isatty:
+        raise UsageError("no conversation file given (use - to read standard input)")
+    conv = scan_paths(args.operands, ask.model.v2_users, env.stdin)
+    result = answer(ask, conv)
+    output = JSON if args.flag("json") else EXPLAIN if args.flag("explain") else PLAIN
+    status = emit(result.decision, env, output, result.policy)
+    return status or (result.policy.exit_status if result.policy else 0)
+
+
+def _params_only(given: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in given.items() if k in BY_AWK}
+
+
+def policy_of(args: Parsed) -> PolicyAsk | None:
+    """The policy's inputs when --trigger or --context-tokens asks for one, else None."""
+    trigger, tokens, percent = (args.text("trigger"), args.text("context_tokens"),
+                                args.text("force_percent"))
+    if trigger is None and tokens is None:
+        if percent is not None:
+            raise UsageError("--force-percent needs --trigger or --context-tokens")
+        return None
+    trigger = trigger or "auto"
+    if trigger not in TRIGGERS:
+        raise UsageError(f"--trigger: {trigger!r} is not one of {', '.join(TRIGGERS)}")
+    context = strict_number(tokens, "--context-tokens") if tokens else 0.0
+    force = DEFAULT_FORCE_PERCENT
+    if percent is not None:
+        p = strict_number(percent, "--force-percent")
+        if p != int(p) or not 0 <= p <= 100:
+            raise UsageError(f"--force-percent: {percent!r} is not a whole number of percent "
+                             "between 0 and 100")
+        force = int(p)
+    return PolicyAsk(trigger, context, force)

@@ -1,0 +1,157 @@
+"""The native options as data, a small parser for them, and their help text.
+
+The decision runs before every LLM call, so its command line must start as fast as the awk
+form: typer (with click and pydantic) costs ~200 ms of start-up, the whole decision ~20 ms.
+The decision's options are therefore parsed here, from one table that also builds the
+typer options of the subcommands for people (``replay``, ``prices``, …), so an option is
+written down once.  The grammar is click's: ``--name VALUE`` or ``--name=VALUE``, flags,
+operands anywhere, ``--`` ends options, ``-`` is an operand.
+"""
+
+from __future__ import annotations
+
+from ..core.params import PARAMS
+from ..errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable, Sequence
+
+
+class Option:
+    """One option: its flag, where its value goes, whether it takes one, and its help."""
+
+    __slots__ = ("flag", "dest", "takes_value", "metavar", "help", "multiple", "short")
+
+    def __init__(self, flag: str, dest: str, help: str, *, takes_value: bool = True,
+                 metavar: str = "VALUE", multiple: bool = False, short: str | None = None):
+        self.flag, self.dest, self.help = flag, dest, help
+        self.takes_value, self.metavar, self.multiple = takes_value, metavar, multiple
+        self.short = short
+
+
+def param_options(skip: Iterable[str] = ()) -> list[Option]:
+    """A --option per parameter of the table (values stay strings: validated later)."""
+    out = []
+    for p in PARAMS:
+        if p.awk in skip:
+            continue
+        env = f"env {p.env}, " if p.env else ""
+        out.append(Option(f"--{p.option}", p.awk, f"{p.meaning} ({env}default {p.default}; "
+                          f"{p.rule()}; awk name {p.awk})", metavar="NUMBER"))
+    return out
+
+
+MODEL = Option("--model", "model", "decision model: v3.0.7 (default), v2, v4.2 or turn-keep "
+               "(env COMPACT_DP_MODEL)", metavar="NAME")
+JSON = Option("--json", "json", "print one JSON object", takes_value=False)
+EXPLAIN = Option("--explain", "explain", "show every term and the decision in words",
+                 takes_value=False)
+HELP = Option("--help", "help", "show this message and exit", takes_value=False, short="-h")
+VERSION = Option("--version", "version", "print the version and exit", takes_value=False)
+POLICY = [
+    Option("--trigger", "trigger", "apply the forced-compaction policy (exit 0 = compact "
+           "now, 1 = do not)", metavar="auto|plan_clear|plan_confirm"),
+    Option("--context-tokens", "context_tokens", "context size of the last request "
+           "(policy)", metavar="N"),
+    Option("--force-percent", "force_percent", "force above P % of max context (default 90)",
+           metavar="P"),
+]
+DECIDE_OPTIONS = [MODEL, JSON, EXPLAIN, *POLICY, *param_options(), HELP, VERSION]
+
+
+class Parsed:
+    """Parsed options by dest (str, bool or a list for repeatable ones) and the operands."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, object] = {}
+        self.operands: list[str] = []
+
+    def get(self, dest: str, default: object = None) -> object:
+        return self.values.get(dest, default)
+
+    def text(self, dest: str) -> str | None:
+        value = self.values.get(dest)
+        return value if isinstance(value, str) else None
+
+    def flag(self, dest: str) -> bool:
+        return bool(self.values.get(dest))
+
+
+def parse(argv: Sequence[str], options: Sequence[Option]) -> Parsed:
+    """Options and operands, click's way; unknown options and missing values are errors."""
+    by_flag = {o.flag: o for o in options}
+    by_flag.update({o.short: o for o in options if o.short})
+    parsed = Parsed()
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        if arg == "--":
+            parsed.operands.extend(argv[i:])
+            break
+        if not arg.startswith("-") or arg == "-":
+            parsed.operands.append(arg)
+            continue
+        name, eq, inline = arg.partition("=")
+        option = by_flag.get(name)
+        if option is None:
+            raise UsageError(f"no such option: {name}" + _did_you_mean(name, by_flag))
+        if not option.takes_value:
+            if eq:
+                raise UsageError(f"option {name} does not take a value")
+            parsed.values[option.dest] = True
+            continue
+        if eq:
+            value = inline
+        elif i < len(argv):
+            value = argv[i]
+            i += 1
+        else:
+            raise UsageError(f"option {name} requires a value")
+        if option.multiple:
+            listed = parsed.values.setdefault(option.dest, [])
+            assert isinstance(listed, list)
+            listed.append(value)
+        else:
+            parsed.values[option.dest] = value
+    return parsed
+
+
+def _did_you_mean(name: str, by_flag: dict[str, Option]) -> str:
+    close = [f for f in by_flag if f.startswith("--") and (f.startswith(name) or
+                                                          name.startswith(f))]
+    return f" (did you mean {close[0]}?)" if len(close) == 1 else ""
+
+
+def value_options(options: Sequence[Option]) -> set[str]:
+    """Flags that consume the next argument (to find the first operand)."""
+    return {o.flag for o in options if o.takes_value}
+
+
+def help_text(usage: str, description: str, options: Sequence[Option], width: int = 80,
+              epilog: str = "") -> str:
+    """A --help page: usage, what the command does, every option wrapped to ``width``."""
+    import textwrap
+
+    out = [f"Usage: {usage}", ""]
+    out += textwrap.wrap(description, width) + [""]
+    out.append("Options:")
+    labels = []
+    for o in options:
+        label = (f"{o.short}, " if o.short else "") + o.flag
+        if o.takes_value:
+            label += f" {o.metavar}"
+        labels.append(label)
+    col = min(34, max(len(x) for x in labels) + 4)
+    for label, o in zip(labels, options):
+        body = textwrap.wrap(o.help, max(20, width - col - 2)) or [""]
+        if len(label) + 4 > col:
+            out.append(f"  {label}")
+            out += [" " * col + line for line in body]
+        else:
+            out.append(f"  {label.ljust(col - 2)}{body[0]}")
+            out += [" " * col + line for line in body[1:]]
+    if epilog:
+        out += [""] + textwrap.wrap(epilog, width)
+    return "\n".join(out) + "\n"

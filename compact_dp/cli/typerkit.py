@@ -1,0 +1,50 @@
+"""Typer commands built from ``Option`` tables (for the commands for people)."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable, List, Optional
+
+import typer
+
+from .options import Option
+
+
+def typer_parameter(o: Option) -> inspect.Parameter:
+    """One typer option from an Option (values stay strings: validated by the library)."""
+    names = [o.flag] + ([o.short] if o.short else [])
+    if not o.takes_value:
+        kind: Any = bool
+        default = typer.Option(False, *names, help=o.help)
+    elif o.multiple:
+        kind = Optional[List[str]]
+        default = typer.Option(None, *names, metavar=o.metavar, help=o.help,
+                               show_default=False)
+    else:
+        kind = Optional[str]
+        default = typer.Option(None, *names, metavar=o.metavar, help=o.help,
+                               show_default=False)
+    return inspect.Parameter(o.dest, inspect.Parameter.KEYWORD_ONLY, annotation=kind,
+                             default=default)
+
+
+def files_parameter(help: str) -> inspect.Parameter:
+    return inspect.Parameter("files", inspect.Parameter.KEYWORD_ONLY,
+                             annotation=Optional[List[str]],
+                             default=typer.Argument(None, metavar="FILE...",
+                                                    show_default=False, help=help))
+
+
+def command(name: str, func: Callable[..., int], options: list[Option], files_help: str,
+            doc: str):
+    """A click command from a function taking **kwargs, its Options and a FILE... list."""
+    def wrapper(**kwargs: Any) -> int:
+        return func(**kwargs)
+    wrapper.__doc__ = doc
+    wrapper.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [files_parameter(files_help), *(typer_parameter(o) for o in options)])
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False,
+                      rich_markup_mode=None,
+                      context_settings={"help_option_names": ["-h", "--help"]})
+    app.command(name=name)(wrapper)
+    return typer.main.get_command(app)

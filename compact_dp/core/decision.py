@@ -1,0 +1,113 @@
+"""The whole decision for one scanned conversation: derive, search, align, guard.
+
+The work is linear in the number of lines (prefix sums and a pruned search) where the awk
+is quadratic; the answer is the awk's to the last bit.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+from .awkvalue import AwkValue
+from .models import MODEL_TABLE, Model, derive, turn_keep_target
+from .quantities import Derived, Terms
+from .scan import Conversation
+from .search import NO_CANDIDATE, BenefitCurve, best_candidate, candidate_bounds, prefix_sums
+
+
+class Decision:
+    """Everything a caller may want to know about one decision."""
+
+    def __init__(self, model: Model, lines: int, total_tokens: int, user_lines: int,
+                 conv: Conversation, whole: bool = False):
+        self.model = model
+        self.lines = lines
+        self.total_tokens = total_tokens
+        self.user_lines = user_lines
+        self.conv = conv                        # the scanned conversation (for --explain)
+        self.whole = whole                      # the agent summarises the whole history
+        self.keep = 0                           # what the command prints
+        self.compact = False                    # summarise some lines now
+        self.derived: Derived | None = None
+        self.candidates = 0                     # how many k were scored
+        self.best_k = 0
+        self.best_benefit = NO_CANDIDATE
+        self.terms: Terms | None = None         # at best_k (None: no candidate)
+        self.guard: str | None = None           # which v4.2 guard turned the answer to 0
+        self.aligned_keep = 0                   # best_k moved back to a user line
+        self.kept_tokens = 0                    # tokens in that aligned window
+        self.target_turns: int | None = None    # turn-keep
+
+    def __repr__(self) -> str:
+        return (f"Decision(model={self.model.name!r}, lines={self.lines}, keep={self.keep}, "
+                f"compact={self.compact}, best_k={self.best_k}, "
+                f"best_benefit={self.best_benefit!r})")
+
+
+def align_to_user_line(keep: int, nr: int, users: list[int]) -> int:
+    """Grow the kept window backwards until it starts on a user line (or line 1)."""
+    cut = nr - keep + 1                       # 1-based first kept line
+    if cut <= 1:
+        return keep
+    i = bisect_right(users, cut - 1) - 1      # last user line at or before the cut
+    cut = users[i] + 1 if i >= 0 else 1
+    return nr - cut + 1
+
+
+def decide_conversation(values: dict[str, AwkValue], conv: Conversation, model: Model,
+                        *, whole: bool = False, derived: Derived | None = None) -> Decision:
+    """The decision: the lines to keep (0 = do not compact), with every number behind it.
+
+    ``whole``: the agent keeps no message when it compacts (Claude Code), so only *whether*
+    to compact now is decided.  ``derived``: quantities already derived (the cache-aware
+    front ends add their prices and cache state to them).
+    """
+    if model.turn_keep:
+        return turn_keep(values["ratio"].num, conv)
+    NR, T = conv.nr, conv.total
+    users = conv.user_lines(model.v2_users)
+    dec = Decision(model, NR, T, len(users), conv, whole)
+    if NR == 0:
+        return dec
+    prefix = prefix_sums(conv.sizes)
+    d = derived if derived is not None else derive(values, conv, model)
+    dec.derived = d
+    lo, hi = candidate_bounds(d, whole)
+    dec.candidates = max(0, hi - lo + 1)
+    best_k, best = best_candidate(d, model, prefix, whole)
+    dec.best_k, dec.best_benefit = best_k, best
+    if best_k or whole and T > 0:
+        dec.terms = BenefitCurve(d, model).terms(best_k, T - prefix[NR - best_k])
+    if not best > 0:
+        return dec
+    if whole:
+        dec.compact = True
+        return dec
+    adj = align_to_user_line(best_k, NR, users)
+    dec.aligned_keep = adj
+    dec.kept_tokens = kept = T - prefix[NR - adj]
+    if d.max_keep is not None:
+        if adj > d.max_keep:
+            dec.guard = f"keep ceiling fired ({adj} > max_keep {d.max_keep})"
+            return dec
+        if kept < 20 * d.S:
+            dec.guard = (f"minimum-size guard fired (kept {kept:,} tokens < 20 × S = "
+                         f"{20 * d.S:,g})")
+            return dec
+    dec.keep = adj
+    dec.compact = 0 < adj < NR
+    return dec
+
+
+def turn_keep(ratio: float, conv: Conversation, model: Model | None = None) -> Decision:
+    """The forced-compaction fallback: keep the last ``ratio`` share of user turns."""
+    NR, users = conv.nr, conv.users
+    dec = Decision(model or MODEL_TABLE["turn-keep"], NR, conv.total, len(users), conv)
+    if NR == 0:
+        return dec
+    target = turn_keep_target(len(users), ratio)
+    dec.target_turns = target
+    if users and target is not None and target >= 1:
+        dec.keep = NR - users[len(users) - target]
+        dec.compact = 0 < dec.keep < NR
+    return dec

@@ -1,0 +1,154 @@
+"""The streaming scanner for bash-agent conversations: one pass over the bytes.
+
+Records are split on ``\\n`` only, as awk's default RS does; each becomes its token size,
+``(bytes + 3) // 4 + 1``, and, if it is a user line, its index.  Everything the models need
+(NR, T, prefix sums, where user lines are) follows from those two lists, so memory grows
+with the number of lines, not bytes.  The scanner holds one chunk at a time, plus the
+unfinished line that spans chunks (a single very long line is held whole).
+"""
+
+from __future__ import annotations
+
+from ..errors import InputError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO, Iterable
+
+CHUNK = 1 << 20
+USER_ROLE = b'"role":"user"'
+ARRAY_CONTENT = b'"content":['
+V2_USER_PREFIX = b'{"role":"user","content":"'
+
+
+class Conversation:
+    """Per-record token sizes and the 0-based indices of the user lines.
+
+    ``users`` follows the current user-line test; ``users_v2`` (v2's older test) is filled
+    only when the scan was asked for it.
+    """
+
+    __slots__ = ("sizes", "users", "users_v2")
+
+    def __init__(self, sizes: list[int] | None = None, users: list[int] | None = None,
+                 users_v2: list[int] | None = None):
+        # Lists, not array('q'): importing array pulls in collections.abc (~3 ms of start-up)
+        self.sizes: list[int] = [] if sizes is None else sizes
+        self.users: list[int] = [] if users is None else users
+        self.users_v2 = users_v2
+
+    def user_lines(self, v2: bool = False) -> list[int]:
+        if not v2:
+            return self.users
+        if self.users_v2 is None:
+            raise RuntimeError("this conversation was scanned without v2's user lines")
+        return self.users_v2
+
+    @property
+    def nr(self) -> int:
+        return len(self.sizes)
+
+    @property
+    def total(self) -> int:
+        return sum(self.sizes)
+
+
+def token_size(nbytes: int) -> int:
+    """The size rule every model uses: (bytes + 3) // 4 + 1 tokens per record."""
+    return (nbytes + 3) // 4 + 1
+
+
+def is_user_line(line: bytes) -> bool:
+    """v3.0.7 / v4.2 / turn-keep: has "role":"user" and no array content (tool results)."""
+    return ARRAY_CONTENT not in line and USER_ROLE in line
+
+
+class Scanner:
+    """Feeds records to a Conversation; files end records at their end, like awk."""
+
+    def __init__(self, v2_users: bool = False, chunk: int = CHUNK):
+        self.conv = Conversation(users_v2=[] if v2_users else None)
+        self.chunk = chunk
+
+    def add_lines(self, lines: list[bytes]) -> None:
+        """Record complete lines (records without their ``\\n``)."""
+        # token_size and is_user_line, inlined: per-line list comprehensions measured
+        # fastest among the pure-Python ways tried
+        # (chunk-level find/replace/regex searches were 20-100 % slower on 65 MB).
+        conv = self.conv
+        base = len(conv.sizes)
+        conv.sizes.extend([(len(x) + 3) // 4 + 1 for x in lines])
+        # "content":[ first: assistant and tool-result lines show it within ~30 bytes, so
+        # only real user messages are scanned to the end (25 % faster on agent logs).
+        conv.users.extend([i for i, x in enumerate(lines, base)
+                           if ARRAY_CONTENT not in x and USER_ROLE in x])
+        if conv.users_v2 is not None:
+            conv.users_v2.extend([i for i, x in enumerate(lines, base)
+                                  if x.startswith(V2_USER_PREFIX)])
+
+    def add_stream(self, stream: IO[bytes]) -> None:
+        """Read a binary stream in chunks; the unfinished last line of a chunk waits for
+        the next (a line may span many chunks)."""
+        for lines in read_records(stream, self.chunk):
+            self.add_lines(lines)
+
+
+def read_records(stream: IO[bytes], chunk: int = CHUNK) -> Iterable[list[bytes]]:
+    """Complete records, a chunk's worth at a time; the last record needs no ``\\n``."""
+    pending: list[bytes] = []
+    read = stream.read
+    while True:
+        data = read(chunk)
+        if not data:
+            break
+        lines = data.split(b"\n")
+        if pending:
+            pending.append(lines[0])
+            if len(lines) == 1:
+                continue
+            lines[0] = b"".join(pending)
+            pending = []
+        last = lines.pop()
+        if last:
+            pending.append(last)
+        yield lines
+    if pending:
+        yield [b"".join(pending)]
+
+
+def open_source(path: str, stdin: IO[bytes] | None) -> IO[bytes]:
+    """One file operand opened for reading (``-`` is standard input); never written."""
+    if path == "-":
+        if stdin is None:
+            raise InputError("-: standard input is closed")
+        return stdin
+    try:
+        return open(path, "rb")
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory") from None
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror or e}") from None
+
+
+def scan_paths(paths: list[str], v2_users: bool = False, stdin: IO[bytes] | None = None,
+               chunk: int = CHUNK) -> Conversation:
+    """Scan file operands in order as one stream; no operand means standard input."""
+    scanner = Scanner(v2_users, chunk)
+    for path in list(paths) or ["-"]:
+        stream = open_source(path, stdin)
+        try:
+            scanner.add_stream(stream)
+        except OSError as e:
+            raise InputError(f"{path}: {e.strerror or e}") from None
+        finally:
+            if stream is not stdin:
+                stream.close()
+    return scanner.conv
+
+
+def scan_lines(lines: list[bytes | str] | list[bytes] | list[str], v2_users: bool = False
+               ) -> Conversation:
+    """A Conversation from records already split (API use); str is encoded as UTF-8."""
+    scanner = Scanner(v2_users)
+    scanner.add_lines([x.encode() if isinstance(x, str) else x for x in lines])
+    return scanner.conv

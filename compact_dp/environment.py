@@ -1,0 +1,128 @@
+"""The process environment, passed down from ``main`` instead of read deep inside.
+
+httpie's lesson: one object holds the streams, the environment variables and what is known
+about the terminal, so every front end writes through it and a test builds one with
+``Env(stdout=io.StringIO(), environ={...})`` instead of patching ``sys``.
+
+Only the standard library's cheapest modules are imported: the awk form and the status
+line start through here.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from .errors import EXIT_ERROR, EXIT_OK
+
+TYPE_CHECKING = False       # typing costs ~10 ms of start-up; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import IO, Mapping
+
+PROG = "compact-dp"
+MIN_WIDTH = 40            # narrower than this (COLUMNS=0, a terminal reporting 0) is a lie
+DEFAULT_WIDTH = 80        # when nothing says how wide the output is
+
+
+class Env:
+    """Streams, variables and terminal facts for one run of the command."""
+
+    def __init__(self, stdin: IO[bytes] | None = None, stdout: IO[str] | None = None,
+                 stderr: IO[str] | None = None, environ: Mapping[str, str] | None = None,
+                 stdin_isatty: bool = False, stdout_isatty: bool = False,
+                 terminal_columns: int | None = None):
+        self.stdin = stdin
+        self.stdout = stdout
+        self.stderr = stderr
+        self.environ: Mapping[str, str] = {} if environ is None else environ
+        self.stdin_isatty = stdin_isatty
+        self.stdout_isatty = stdout_isatty
+        self.terminal_columns = terminal_columns
+
+    @classmethod
+    def from_process(cls) -> "Env":
+        """The real process: sys streams, os.environ, and the terminal if there is one."""
+        stdin = getattr(sys.stdin, "buffer", None) if sys.stdin is not None else None
+        columns = None
+        out_tty = bool(sys.stdout is not None and _isatty(sys.stdout))
+        if out_tty:
+            try:
+                columns = os.get_terminal_size(sys.stdout.fileno()).columns
+            except (OSError, ValueError):
+                columns = None
+        return cls(stdin=stdin, stdout=sys.stdout, stderr=sys.stderr, environ=os.environ,
+                   stdin_isatty=bool(sys.stdin is not None and _isatty(sys.stdin)),
+                   stdout_isatty=out_tty, terminal_columns=columns)
+
+    # --- what the output may look like ----------------------------------------------------
+
+    @property
+    def width(self) -> int:
+        """COLUMNS, else the terminal's width, else 80; widths under 40 are ignored."""
+        try:
+            columns = int(self.environ.get("COLUMNS", ""))
+        except ValueError:
+            columns = 0
+        for candidate in (columns, self.terminal_columns or 0):
+            if candidate >= MIN_WIDTH:
+                return candidate
+        return DEFAULT_WIDTH
+
+    @property
+    def styled(self) -> bool:
+        """Colours only on a terminal, and never with NO_COLOR set (https://no-color.org)."""
+        return self.stdout_isatty and not self.environ.get("NO_COLOR")
+
+    # --- writing ---------------------------------------------------------------------------
+
+    def fail(self, message: str, status: int = EXIT_ERROR) -> int:
+        """One line on standard error; returns the exit status to use."""
+        try:
+            if self.stderr is not None:
+                self.stderr.write(f"{PROG}: {message}\n")
+                self.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        return status
+
+    def warn(self, message: str) -> None:
+        self.fail(f"warning: {message}", EXIT_OK)
+
+    def write(self, text: str) -> int:
+        """Write the answer; a closed pipe is one line on stderr and exit 2, never a
+        traceback."""
+        out = self.stdout
+        if out is None:
+            return self.fail("standard output is closed")
+        try:
+            try:
+                out.write(text)
+            except UnicodeEncodeError:
+                # awk's bytes (an ORS of \377 arrives surrogate-escaped) go out as bytes;
+                # elsewhere keep the text readable on a non-UTF-8 stdout
+                enc = getattr(out, "encoding", None) or "ascii"
+                buffer = getattr(out, "buffer", None)
+                if buffer is not None:
+                    out.flush()
+                    buffer.write(text.encode(enc, "surrogateescape"))
+                else:
+                    out.write(text.encode(enc, "replace").decode(enc))
+            out.flush()
+        except BrokenPipeError:
+            # Point stdout at /dev/null so the interpreter's final flush cannot fail again.
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, out.fileno())
+            except (OSError, ValueError, AttributeError):
+                pass
+            return self.fail("standard output was closed before the answer was written "
+                             "(broken pipe)")
+        except OSError as e:
+            return self.fail(f"cannot write standard output: {e.strerror or e}")
+        return EXIT_OK
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False

@@ -1,0 +1,67 @@
+"""A rich Console that writes to a buffer, styled only where the Env says colours show."""
+
+from __future__ import annotations
+
+import io
+
+from ..environment import Env
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def buffered_console(env: Env, width: int | None = None, styled: bool | None = None
+                     ) -> Console:
+    """A Console over a StringIO (read it back with ``text_of``)."""
+    from rich.console import Console
+
+    styled = env.styled if styled is None else styled
+    return Console(file=io.StringIO(), width=width or env.width, force_terminal=styled,
+                   no_color=not styled, highlight=False, emoji=False,
+                   color_system="auto" if styled else None)
+
+
+def text_of(console: Console) -> str:
+    buffer = console.file
+    assert isinstance(buffer, io.StringIO)
+    return buffer.getvalue()
+
+
+def fitting_columns(cells: list[list[str]], headers: list[str], priority: list[int],
+                    width: int, gap: int) -> list[int]:
+    """Indices of the columns to show: by priority (lower first) while the table still fits
+    ``width``, each column taking its widest cell plus ``gap``; columns of priority ≤ 1 are
+    always shown.  A cell is never cut: a column is shown whole or left out."""
+    widths = [max([len(h)] + [len(row[i]) for row in cells]) for i, h in enumerate(headers)]
+    chosen: list[int] = []
+    used = 0
+    for i in sorted(range(len(headers)), key=lambda i: priority[i]):
+        if used + widths[i] + gap <= width or priority[i] <= 1:
+            chosen.append(i)
+            used += widths[i] + gap
+    return sorted(chosen)
+
+
+def fitted_table(headers: list[str], cells: list[list[str]], priority: list[int],
+                 width: int, styled: bool, left: int = 0, styles: list[str | None] | None = None,
+                 title: str | None = None):
+    """A rich Table of the columns that fit ``width`` (see fitting_columns), right-aligned
+    but for the first ``left`` columns; the caption names the columns left out."""
+    from rich import box
+    from rich.table import Table
+
+    gap = 2 if styled else 3                   # padding (+ the ASCII box's bar)
+    keep = fitting_columns(cells, headers, priority, width - 2, gap)
+    table = Table(box=box.SIMPLE_HEAD if styled else box.ASCII, pad_edge=False,
+                  header_style="bold", show_edge=not styled, title=title,
+                  title_justify="left")
+    for i in keep:
+        table.add_column(headers[i], justify="left" if i < left else "right",
+                         no_wrap=True, overflow="fold")
+    for j, row in enumerate(cells):
+        table.add_row(*[row[i] for i in keep], style=styles[j] if styles else None)
+    hidden = [h for i, h in enumerate(headers) if i not in keep]
+    if hidden:
+        table.caption = f"columns left out to fit the width: {', '.join(hidden)}"
+    return table

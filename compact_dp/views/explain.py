@@ -1,0 +1,198 @@
+"""``--explain``: every term for the candidate k values and the decision in words (rich).
+
+People trust a compaction they can see.  This shows the table the decision was made from,
+the derived quantities with where each came from, the sentence that says why, and how
+close the runner-up was.  The table fits the width it is given: when all columns do not
+fit, the ones that can be read elsewhere go first (④ is the same for every k and H is
+T − K) — a number is never cut.
+"""
+
+from __future__ import annotations
+
+from ..core.decision import Decision
+from ..core.policy import PolicyResult
+from ..core.quantities import Terms
+from ..core.search import BenefitCurve, candidate_bounds, prefix_sums
+from ..environment import Env
+from .console import buffered_console, fitted_table, text_of
+from .words import money, reason
+
+ALL_ROWS_UP_TO = 40     # candidates shown in full up to this many
+AROUND_BEST = 3         # rows either side of the best k in a long table
+BEST, CUT = "*", "+"    # row markers: the best k, and where the cut lands after alignment
+# (header, Terms attribute or None for k, priority: lower is kept longer when narrow)
+COLUMNS = (("k", None, 0), ("K", "K", 2), ("H", "H", 7), ("①", "savings", 3),
+           ("②", "cache_miss", 4), ("③", "compact_cost", 5), ("④", "info_loss", 8),
+           ("⑤", "quality", 6), ("⓪", "rewrite", 6), ("net $", "benefit", 1))
+LEGEND = ("$ per term: ① cache savings from dropping H tokens, ② one-time cache miss of the "
+          "new prefix, ③ the summary request, ④ information lost to repeated summaries, "
+          "⑤ quality gained by a shorter context{rewrite}; net = ① − ② − ③ − ④ + ⑤{plus}.")
+
+
+def all_terms(dec: Decision) -> list[Terms]:
+    """Terms for every candidate k the awk loop scores, in order."""
+    d = dec.derived
+    assert d is not None
+    curve = BenefitCurve(d, dec.model)
+    lo, hi = candidate_bounds(d, dec.whole)
+    prefix = prefix_sums(dec.conv.sizes)
+    return [curve.terms(k, d.T - prefix[d.NR - k]) for k in range(lo, hi + 1)]
+
+
+def pick_rows(rows: list[Terms], best_k: int, marked: set[int]) -> list[Terms | int]:
+    """All rows for short tables; otherwise the first and last, the rows around the best
+    k, the rows where the net benefit changes sign, and marked rows.  An int in the result
+    stands for that many rows left out."""
+    if len(rows) <= ALL_ROWS_UP_TO:
+        return list(rows)
+    keep = {0, len(rows) - 1}
+    for i, t in enumerate(rows):
+        if abs(t.k - best_k) <= AROUND_BEST or t.k in marked:
+            keep.add(i)
+        if i and (rows[i - 1].benefit > 0) != (t.benefit > 0):
+            keep.update((i - 1, i))
+    out: list[Terms | int] = []
+    last = -1
+    for i in sorted(keep):
+        if i - last > 1:
+            out.append(i - last - 1)
+        out.append(rows[i])
+        last = i
+    return out
+
+
+def derived_lines(dec: Decision) -> list[tuple[str, str, str]]:
+    """(name, value, where it came from) for the quantities that do not depend on k."""
+    d = dec.derived
+    assert d is not None
+    src = d.sources
+    lines = [
+        ("E", f"{d.E:,g}", f"expected remaining turns: {src.get('E', '')}"),
+        ("L", f"{d.L:,g}", f"LLM calls per turn: {src.get('L', '')}"),
+        ("R", f"{d.R:,g}", "expected remaining LLM calls, E × L"),
+        ("avg", f"{d.avg:,.6g}", f"input tokens per request: {src.get('avg', '')}"),
+        ("r_t", f"{d.r_t:.6g}", f"retention after c + 1 = {d.c + 1:,g} summaries (floor 0.37)"),
+        ("④", money(d.info_loss), "information loss, the same for every k"),
+    ]
+    if d.Q is not None:
+        lines += [("Q", f"{d.Q:g}", f"quality penalty: {src.get('Q', '')}"),
+                  ("M", f"{d.M:,.6g}", f"context window: {src.get('M', '')}")]
+    if dec.whole:
+        lines += [("keep", "none", "the agent summarises the whole history when it "
+                   "compacts: only whether to compact now is decided")]
+    else:
+        lines += [("min_keep", f"{d.min_keep:,}",
+                   "int(NR × min_keep_ratio + 0.5), at least 3, at most NR")]
+    if d.max_keep is not None:
+        lines += [("max_keep", f"{d.max_keep:,}",
+                   "int(NR × (1 − min_keep_ratio) + 0.5), at most NR (v4.2)")]
+    lines += [("T", f"{d.T:,}", src.get("T", f"tokens in {d.NR:,} lines, "
+                                          "(bytes + 3) // 4 + 1 each"))]
+    return lines
+
+
+def runner_up(rows: list[Terms], best_k: int) -> Terms | None:
+    others = [t for t in rows if t.k != best_k]
+    if not others:
+        return None
+    best = others[0]
+    for t in others[1:]:
+        if t.benefit > best.benefit:
+            best = t
+    return best
+
+
+def _cells(t: Terms, attr: str | None, dec: Decision, marked: set[int]) -> str:
+    if attr is None:
+        mark = BEST if t.k == dec.best_k and dec.terms is not None else \
+            CUT if t.k in marked else ""
+        return f"{t.k:,}{mark}"
+    value = getattr(t, attr)
+    return f"{value:,}" if attr in ("K", "H") else f"{value:,.4f}"
+
+
+def render(dec: Decision, env: Env, policy: PolicyResult | None = None,
+           width: int | None = None, styled: bool | None = None,
+           preamble: list[tuple[str, str, str]] | None = None,
+           units: tuple[str, str] = ("lines", "user lines")) -> str:
+    """The whole explanation as text (with colour codes only where the Env shows them).
+
+    ``preamble``: (name, value, where from) lines the front end adds above the derived
+    quantities — the session's format and stats, the cache state.
+    """
+    from rich.table import Table
+    from rich.text import Text
+
+    console = buffered_console(env, width, styled)
+    styled = console.is_terminal and not console.no_color
+    width = console.width
+    console.print(Text(f"compact-dp · model {dec.model.name} · {dec.lines:,} {units[0]} · "
+                       f"{dec.total_tokens:,} tokens · {dec.user_lines:,} {units[1]}",
+                       style="bold"))
+    d = dec.derived
+    if d is not None or preamble:
+        facts = Table(box=None, show_header=False, pad_edge=False, padding=(0, 2, 0, 0))
+        facts.add_column(no_wrap=True)
+        facts.add_column(no_wrap=True, justify="right")
+        facts.add_column(overflow="fold")
+        for name, value, where in (preamble or []) + (derived_lines(dec) if d else []):
+            facts.add_row(Text(name, style="bold cyan"), Text(value), Text(where, style="dim"))
+        console.print(facts)
+    if d is not None:
+        rows = all_terms(dec)
+        marked = {dec.aligned_keep} if dec.aligned_keep else set()
+        if rows:
+            console.print(_terms_table(dec, rows, marked, width, styled))
+            cold = d.cold
+            console.print(Text(LEGEND.format(
+                rewrite=", ⓪ the re-write a cold cache costs even without compacting"
+                if cold else "", plus=" + ⓪" if cold else "")
+                + f" {BEST} = best k" + (f", {CUT} = where the cut lands after moving back "
+                                         "to a user line" if marked and not dec.whole
+                                         else "") + ".", style="dim"))
+            second = runner_up(rows, dec.best_k)
+            if second is not None and dec.terms is not None:
+                console.print(f"Runner-up: keep {second.k:,} lines, net "
+                              f"{money(second.benefit)} (margin "
+                              f"{money(dec.best_benefit - second.benefit)}).")
+        if dec.aligned_keep and dec.aligned_keep != dec.best_k:
+            console.print(_alignment_note(dec))
+        if dec.model.keep_guards:
+            console.print(f"v4.2 guards: keep at most {d.max_keep:,} lines and at least "
+                          f"20 × S = {20 * d.S:,g} tokens; "
+                          + (dec.guard if dec.guard else "none fired") + ".")
+    console.print(Text(reason(dec, policy), style="bold"))
+    return text_of(console)
+
+
+def _terms_table(dec: Decision, rows: list[Terms], marked: set[int], width: int,
+                 styled: bool):
+    columns = [c for c in COLUMNS if c[1] != "rewrite" or dec.derived and dec.derived.cold]
+    if not dec.model.quality:
+        columns = [c for c in columns if c[1] != "quality"]
+    picked = pick_rows(rows, dec.best_k, marked)
+    cells: list[list[str]] = []
+    styles: list[str | None] = []
+    for item in picked:
+        if isinstance(item, int):
+            cells.append([f"…{item:,}"] + [""] * (len(columns) - 1))
+            styles.append("dim")
+            continue
+        cells.append([_cells(item, attr, dec, marked) for _, attr, _ in columns])
+        styles.append("bold green" if item.k == dec.best_k else
+                      "yellow" if item.k in marked else None)
+    table = fitted_table([h for h, _, _ in columns], cells, [p for _, _, p in columns],
+                         width, styled, styles=styles)
+    if any(isinstance(x, int) for x in picked):
+        note = "…N = N rows left out"
+        table.caption = f"{note}; {table.caption}" if table.caption else note
+    return table
+
+
+def _alignment_note(dec: Decision) -> str:
+    users = dec.conv.user_lines(dec.model.v2_users)
+    if dec.aligned_keep == dec.lines and not (users and users[0] == 0):
+        return (f"Turn alignment: no user line at or before the cut at {dec.best_k:,}, so "
+                f"the kept window grows back to line 1 (all {dec.lines:,} lines).")
+    return (f"Turn alignment: the cut moves back from {dec.best_k:,} to "
+            f"{dec.aligned_keep:,} lines so the kept window starts on a user line.")

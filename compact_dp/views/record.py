@@ -1,0 +1,55 @@
+"""The ``--json`` object: every number of the decision, exactly the core's doubles.
+
+JSON has no infinities or NaN; those (possible with odd parameters) are written as the
+strings ``"inf"``, ``"-inf"`` and ``"nan"``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..core.decision import Decision
+from ..core.policy import PolicyResult
+from .words import reason
+
+TERM_FIELDS = ("K", "H", "savings", "cache_miss", "compact_cost", "info_loss", "quality",
+               "benefit")
+
+
+def number(x: object) -> object:
+    """JSON numbers: exact floats; the non-finite ones as strings."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return "nan" if x != x else ("inf" if x > 0 else "-inf")
+    return x
+
+
+def to_dict(dec: Decision, policy: PolicyResult | None = None) -> dict[str, object]:
+    """The decision as one JSON-ready object (docs/output.md lists the fields)."""
+    out: dict[str, object] = {"model": dec.model.name, "lines": dec.lines,
+                              "total_tokens": dec.total_tokens, "keep": dec.keep}
+    d = dec.derived
+    if d is not None:
+        out["min_keep"] = d.min_keep
+        out["best_k"] = dec.best_k
+        out["best_benefit"] = number(dec.best_benefit)
+        derived: dict[str, object] = {"E": d.E, "L": d.L, "R": d.R, "avg": d.avg,
+                                      "r_t": d.r_t, "info_loss": d.info_loss}
+        if d.Q is not None:
+            derived.update(Q=d.Q, M=d.M)
+        out["derived"] = {k: number(v) for k, v in derived.items()}
+        t = dec.terms
+        out["terms"] = None if t is None else {
+            k: number(getattr(t, k)) for k in TERM_FIELDS}
+    out["decision"] = "compact" if dec.compact else "skip"
+    out["reason"] = reason(dec)
+    if policy is not None:
+        out["action"] = policy.action
+        out["forced"] = policy.forced
+        out["keep"] = policy.keep
+        out["reason"] = reason(dec, policy)
+    return out
+
+
+def to_json(obj: object) -> str:
+    import orjson
+    return orjson.dumps(obj).decode()

@@ -1,0 +1,107 @@
+"""The decision in words: amounts of money, line counts, and the sentence that says why.
+
+Shared by ``--explain``, ``--json`` (its ``reason``), replay's tables and the status line,
+so every view says the same thing the same way: thousands separators on every count.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..core.decision import Decision
+from ..core.policy import PolicyResult
+from ..core.quantities import Derived
+from ..core.search import NO_CANDIDATE, BenefitCurve
+
+
+def money(x: float) -> str:
+    """Dollars with enough digits to see small amounts ($0.37, -$0.0042)."""
+    sign, x = ("-", -x) if x < 0 else ("", x)
+    if not math.isfinite(x):
+        return f"{sign}${x}"
+    if x >= 1 or x == 0:
+        return f"{sign}${x:,.2f}"
+    return sign + (f"${x:.2g}" if x < 0.01 else f"${x:.3f}".rstrip("0"))
+
+
+def lines(n: int) -> str:
+    return f"{n:,} line" + ("" if n == 1 else "s")
+
+
+def break_even_calls(d: Derived, decision: Decision, k: int, K: int) -> int | None:
+    """The smallest whole number of remaining LLM calls R for which keeping k lines pays off.
+
+    For a fixed k the benefit is linear in R (① grows with R − 1, ④ with R), so solve for
+    the crossing point, then step to the first whole R whose benefit, evaluated the exact
+    way, is positive.  None when more calls would never help.
+    """
+    def benefit(R: float) -> float:
+        return BenefitCurve(d.with_remaining_calls(R), decision.model).terms(k, K).benefit
+
+    b0, b1 = benefit(0.0), benefit(1.0)
+    slope = b1 - b0
+    if not (slope > 0 and math.isfinite(slope) and math.isfinite(b0)):
+        return None
+    R = max(0, math.floor(-b0 / slope) - 2)
+    for _ in range(64):
+        if benefit(float(R)) > 0:
+            return R
+        R += 1
+    return None
+
+
+def reason(decision: Decision, policy: PolicyResult | None = None) -> str:
+    """The decision in one sentence, with its reason (and the policy's, if one was asked)."""
+    text = _decision_reason(decision, printed=policy is None)
+    if policy is not None:
+        verb = "compact" if policy.action == "compact" else "skip"
+        what = f" keeping {lines(policy.keep)}" if policy.action == "compact" and \
+            not decision.whole else ""
+        text += f" Policy: {verb}{what} ({policy.reason})."
+    return text
+
+
+def _decision_reason(dec: Decision, printed: bool = True) -> str:
+    if dec.lines == 0:
+        return "skip: the conversation is empty."
+    if dec.model.turn_keep:
+        if dec.keep == 0:
+            return "skip: no user line to start a kept window on."
+        turns = dec.target_turns or 0
+        return (f"compact: keep the last {lines(dec.keep)}, starting on user line "
+                f"{turns:,} from the end (the last {turns:,} of {dec.user_lines:,} user "
+                "turns).")
+    d, t = dec.derived, dec.terms
+    assert d is not None
+    if dec.candidates == 0:
+        return (f"skip: no candidate k — with {lines(dec.lines)} there is nothing left to "
+                f"summarise after keeping at least {d.min_keep:,}.")
+    if t is None or dec.best_benefit == NO_CANDIDATE and t.benefit != t.benefit:
+        return ("skip: every candidate's net benefit is NaN (not a number), so none can "
+                "win; check the parameters (a 0 × ∞ or ∞ − ∞ among the prices and counts).")
+    what = "compacting now" if dec.whole else f"the best candidate (keep {lines(t.k)})"
+    if not dec.best_benefit > 0:
+        loss = "gains nothing" if dec.best_benefit == 0 else \
+            f"loses {money(-dec.best_benefit)}"
+        text = f"skip: {what} {loss}"
+        calls = break_even_calls(d, dec, t.k, t.K)
+        if calls is not None:
+            text += (f"; it would pay off only after {calls:,} more LLM calls, "
+                     f"{d.R:,.4g} are expected")
+        else:
+            text += "; more LLM calls would not make it pay off"
+        return text + "."
+    if dec.whole:
+        return (f"compact: summarise the whole history ({dec.total_tokens:,} tokens); net "
+                f"benefit {money(dec.best_benefit)}.")
+    if dec.guard:
+        return f"skip: the best cut keeps {lines(dec.aligned_keep)}, but the {dec.guard}."
+    if dec.keep >= dec.lines:
+        prints = f" (prints {dec.keep:,})" if printed else ""
+        return (f"skip{prints}: the best cut (keep {lines(dec.best_k)}) moves back to line 1 "
+                "because no earlier line is a user line, so everything is kept.")
+    moved = "" if dec.keep == dec.best_k else \
+        f" The best k, {dec.best_k:,}, moved back to the user line that starts the window."
+    return (f"compact: keep the last {lines(dec.keep)} ({dec.kept_tokens:,} tokens), "
+            f"summarise {dec.total_tokens - dec.kept_tokens:,}; net benefit "
+            f"{money(dec.best_benefit)}.{moved}")
