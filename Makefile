@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 READY  := $(VENV)/.ready
-EXAMPLE := golden/inputs/real_swe_7tasks.jsonl
+EXAMPLE := golden/inputs/syn_400.jsonl
 STATS  := --turns 5 --requests 40 --input-tokens 400000
 
 .PHONY: demo test bench setup clean mutants
@@ -24,10 +24,10 @@ demo: $(READY)
 	@$(BIN)/compact-dp $(STATS) $(EXAMPLE)
 	@echo
 	@echo '$$ compact-dp $(STATS) --explain $(EXAMPLE)'
-	@COLUMNS=110 $(BIN)/compact-dp $(STATS) --explain $(EXAMPLE)
+	@$(BIN)/compact-dp $(STATS) --explain $(EXAMPLE)
 	@echo
 	@echo '$$ compact-dp replay --max-context 40000 $(EXAMPLE)'
-	@COLUMNS=110 $(BIN)/compact-dp replay --max-context 40000 $(EXAMPLE)
+	@$(BIN)/compact-dp replay --max-context 40000 $(EXAMPLE)
 
 test: $(READY)
 	$(BIN)/python -m mypy compact_dp

@@ -1,4 +1,4 @@
-# SPEC §3 (model v3.0.7) written as an awk program the way upstream's compact_dp.awk
+# docs/model.md (model v3.0.7) written as an awk program the way upstream's compact_dp.awk
 # computes it: K re-summed for every k, so O(n^2).  For benchmarks/bench.py
 # --awk-program: the real upstream program is not in this repository.
 {

@@ -75,7 +75,7 @@ def test_the_readme_example_prints_the_recording():
 
 
 def test_empty_arguments_fall_back_to_env_then_defaults():
-    """${N:-${DP_X:-default}}: empty positional → env var → SPEC §2 default."""
+    """${N:-${DP_X:-default}}: empty positional → env var → documented default."""
     f = quoted(str(INPUTS / "syn_400.jsonl"))
     explicit = bash(f"CONV_FILE={f}; store_conv_dp_decision 5 40 0 400000 8 0 0 5000 3.0 "
                     "0.30 15.0 500 0.5 0.8 0.03 50000 5").stdout

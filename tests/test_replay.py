@@ -1,5 +1,5 @@
 """replay: hand-computed tiny sessions, the billing model on its own, the dp policy against
-the plain SPEC transcription, the SVG picture, and the command line."""
+the plain transcription, the SVG picture, and the command line."""
 
 from __future__ import annotations
 
@@ -119,7 +119,7 @@ def test_billing_does_not_use_the_decision_formula(monkeypatch, tmp_path):
 
 
 def replay_dp_kept(lines: list[bytes], v: dict) -> list[int]:
-    """The dp policy from the plain SPEC transcription: the kept lines at each compaction
+    """The dp policy from the plain transcription: the kept lines at each compaction
     (stats as replay defines them: t, assistant replies, compactions, billed input)."""
     V, S = v["V"].num, v["S"].num
     conv: list[bytes] = []
@@ -154,7 +154,7 @@ def replay_dp_kept(lines: list[bytes], v: dict) -> list[int]:
                                           ("syn_900.jsonl", 30000),
                                           ("syn_150.jsonl", 60000)])
 def test_dp_policy_compacts_where_the_spec_says(name, window):
-    """Replay's dp policy, step by step, against the plain transcription of SPEC §3 + §6."""
+    """Replay's dp policy, step by step, against the plain transcription of the model and the policy."""
     v = values(max_context=window)
     lines = reference.records((INPUTS / name).read_bytes())
     run = simulate(load_session(str(INPUTS / name)), make_policy("dp", v, V307, 0),

@@ -1,4 +1,4 @@
-"""The awk-compatible command line (SPEC §5, §7): ``compact-dp -v name=value … FILE``.
+"""The awk-compatible command line (docs/awk.md): ``compact-dp -v name=value … FILE``.
 
 An agent script that ran ``awk -v … -f compact_dp.awk FILE`` can run ``compact-dp`` with the
 same arguments and get the same bytes and exit status.  This path is the hot one — it runs

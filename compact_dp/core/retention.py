@@ -1,4 +1,4 @@
-"""r_t: retention after c + 1 summaries, by repeated multiplication (SPEC §3 step 6).
+"""r_t: retention after c + 1 summaries, by repeated multiplication (docs/model.md, step 6).
 
 awk multiplies ``r_t = r_t * r`` once per summary.  With ``total_compact=1e12`` that loop
 would run for hours, so we stop as soon as the rest of the loop provably cannot change the

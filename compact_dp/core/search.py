@@ -1,4 +1,4 @@
-"""Finding the best k (SPEC §3 step 10) without evaluating every candidate, exactly.
+"""Finding the best k (docs/model.md, step 10) without evaluating every candidate, exactly.
 
 The net benefit, as a real function of K (tokens kept), is  α + β K − γ (V + K)²  with
 γ = Q p_input / (M 10⁶) ≥ 0 in every sensible setting: a concave quadratic (a line when ⑤ is

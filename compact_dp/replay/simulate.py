@@ -66,7 +66,7 @@ class Policy:
 
 
 class DpPolicy(Policy):
-    """This tool's decision plus the forced-compaction fallback (SPEC §6, trigger auto)."""
+    """This tool's decision plus the forced-compaction fallback (docs/policy.md, trigger auto)."""
 
     def __init__(self, values: dict, model: Model):
         self.name = "dp"
