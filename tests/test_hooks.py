@@ -5,22 +5,19 @@ transcription of the policy says."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from compact_dp.core.params import DEFAULTS
+from compact_dp.core.params import DEFAULTS, PARAMS
 
 from . import reference
 from .conftest import CASES, INPUTS, REAL_SWE_CASES, ROOT, clean_env, command_path
 
 HOOKS = ROOT / "agent_hooks" / "bash-agent.sh"
-ORDER = ["t", "total_requests", "total_compact", "total_input", "baseline_e", "e_fixed",
-         "L_fixed", "V", "p_input", "p_cache", "p_out", "S", "min_keep_ratio", "r", "beta",
-         "max_context", "quality_penalty"]
+ORDER = [p.awk for p in PARAMS]       # store_conv_dp_decision's 17 arguments, in order
 
 
 def bash(script: str, **env: str) -> subprocess.CompletedProcess:
