@@ -1,32 +1,26 @@
-"""The library: one orchestration, model → values → conversation → decision → policy.
+"""One orchestration: model → values → conversation → decision → policy.
 
 Every front end — the awk form, the native command line, the Python API, replay's dp
 policy, the Claude Code status line — asks its question through ``Ask`` and ``answer``,
 so the steps are assembled in one place (sqlite-utils' lesson: the CLI is a thin layer
-over the library).
-
-    >>> import compact_dp
-    >>> d = compact_dp.decide("conversation.jsonl", {"turns": 5, "requests": 40})
-    >>> d.keep, d.compact
+over the library).  This module stays as light as the core: the awk form imports it.
+``library`` adds sessions and the Python API on top.
 """
 
 from __future__ import annotations
 
-import os
-
 from .core.decision import Decision, decide_conversation
-from .core.models import DEFAULT_MODEL, MODEL_TABLE, Model, get_model
+from .core.models import DEFAULT_MODEL, Model, get_model
 from .core.params import BY_AWK, PARAMS, native_values
 from .core.policy import DEFAULT_FORCE_PERCENT, PolicyResult, apply_policy
-from .core.scan import Conversation, Scanner, scan_lines, scan_paths
+from .core.scan import Conversation
 from .errors import BadValue
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import IO, Iterable, Mapping, Union
+    from typing import Mapping
 
     from .core.awkvalue import AwkValue
-    Source = Union[str, os.PathLike[str], bytes, IO[bytes], Iterable[Union[str, bytes]]]
 
 _BY_OPTION = {p.option.replace("-", "_"): p.awk for p in PARAMS}
 
@@ -80,8 +74,6 @@ def answer(ask: Ask, conv: Conversation) -> Answer:
                                          ask.values["min_keep_ratio"].num, p.force_percent))
 
 
-# --- the Python API ----------------------------------------------------------------------
-
 def awk_names(params: Mapping[str, object] | None) -> dict[str, object]:
     """Parameters keyed by awk name or option name (``input-tokens``, ``input_tokens``)."""
     given: dict[str, object] = {}
@@ -93,46 +85,9 @@ def awk_names(params: Mapping[str, object] | None) -> dict[str, object]:
     return given
 
 
-def load(source: Source, v2_users: bool = False) -> Conversation:
-    """Scan a path, raw bytes, a binary file object, or an iterable of lines."""
-    if isinstance(source, (str, os.PathLike)):
-        return scan_paths([os.fspath(source)], v2_users)
-    if isinstance(source, (bytes, bytearray)):
-        import io
-        source = io.BytesIO(bytes(source))
-    if hasattr(source, "read"):
-        scanner = Scanner(v2_users)
-        scanner.add_stream(source)  # type: ignore[arg-type]
-        return scanner.conv
-    return scan_lines(list(source), v2_users)  # type: ignore[arg-type]
-
-
 def native_ask(params: Mapping[str, object] | None, model: str | Model | None,
                env: Mapping[str, str] | None, policy: PolicyAsk | None = None) -> Ask:
-    """The question the native form and the API ask: validated values, env vars only
-    when ``env`` is given."""
+    """The question the native form asks without a session: validated values, env vars
+    only when ``env`` is given."""
     return Ask(model_named(model, env), native_values(awk_names(params), env), policy)
 
-
-def decide(source: Source, params: Mapping[str, object] | None = None, *,
-           model: str | Model | None = None, env: Mapping[str, str] | None = None
-           ) -> Decision:
-    """The decision for one conversation, as the native command line computes it."""
-    ask = native_ask(params, model, env)
-    return answer(ask, load(source, ask.model.v2_users)).decision
-
-
-def should_compact(source: Source, trigger: str = "auto", context_tokens: float = 0,
-                   params: Mapping[str, object] | None = None, *,
-                   model: str | Model | None = None,
-                   force_percent: float = DEFAULT_FORCE_PERCENT,
-                   env: Mapping[str, str] | None = None) -> PolicyResult:
-    """The agent's whole answer: the decision plus the forced-compaction fallback."""
-    ask = native_ask(params, model, env, PolicyAsk(trigger, context_tokens, force_percent))
-    result = answer(ask, load(source, ask.model.v2_users)).policy
-    assert result is not None
-    return result
-
-
-__all__ = ["Ask", "Answer", "PolicyAsk", "answer", "decide", "should_compact", "load",
-           "native_ask", "model_named", "MODEL_TABLE"]

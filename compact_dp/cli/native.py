@@ -10,8 +10,9 @@ from __future__ import annotations
 from ..version import __version__
 from ..core.params import BY_AWK, strict_number
 from ..core.policy import DEFAULT_FORCE_PERCENT, TRIGGERS
-from ..core.scan import scan_paths
-from ..engine import PolicyAsk, answer, native_ask
+from ..engine import PolicyAsk, model_named
+from ..library import decide_session
+from ..sessions.read import read_session
 from ..environment import Env
 from ..errors import UsageError
 from ..views.emit import EXPLAIN, JSON, PLAIN, emit
@@ -19,8 +20,11 @@ from .options import DECIDE_OPTIONS, Parsed, help_text, parse
 
 USAGE = "compact-dp [OPTIONS] [FILE]...  |  compact-dp COMMAND ..."
 DESCRIPTION = ("Decide whether (and where) to compact a coding agent's conversation and "
-               "print the lines to keep (0 = do not compact). FILE... is read as one stream; "
-               "- or none reads standard input. Any -v or -f argument selects the "
+               "print the messages to keep (0 = do not compact). FILE is a bash-agent, "
+               "Claude Code, Codex or OpenAI chat session (docs/formats.md); bash-agent "
+               "files are read as one stream; - or none reads standard input. What the "
+               "session records (turns, requests, compactions, input tokens, the fixed "
+               "prefix) fills the options not given. Any -v or -f argument selects the "
                "awk-compatible form instead (compact-dp -v t=5 ... -f compact_dp.awk FILE).")
 EPILOG = ("Commands: replay (what each compaction policy would have cost over recorded "
           "sessions), hooks path (where the agent hooks are installed), help [COMMAND]. "
@@ -42,13 +46,19 @@ def run(argv: list[str], env: Env) -> int:
     if args.flag("json") and args.flag("explain"):
         raise UsageError("--json and --explain cannot be combined")
     given = {p: v for p, v in args.values.items() if isinstance(v, str)}
-    ask = native_ask(_params_only(given), args.text("model"), env.environ, policy_of(args))
+    policy = policy_of(args)
+    model_named(args.text("model"), env.environ)          # a bad model fails before reading
     if not args.operands and env.stdin_isatty:
         raise UsageError("no conversation file given (use - to read standard input)")
-    conv = scan_paths(args.operands, ask.model.v2_users, env.stdin)
-    result = answer(ask, conv)
+    session = read_session(args.operands, args.text("format") or "auto",
+                           args.text("tokens") or "auto", env.stdin)
+    for warning in session.warnings:
+        env.warn(warning)
+    result, sources = decide_session(session, _params_only(given), model=args.text("model"),
+                                     env=env.environ, policy=policy)
     output = JSON if args.flag("json") else EXPLAIN if args.flag("explain") else PLAIN
-    status = emit(result.decision, env, output, result.policy)
+    status = emit(result.decision, env, output, result.policy, session=session,
+                  sources=sources)
     return status or (result.policy.exit_status if result.policy else 0)
 
 

@@ -57,7 +57,13 @@ POLICY = [
     Option("--force-percent", "force_percent", "force above P % of max context (default 90)",
            metavar="P"),
 ]
-DECIDE_OPTIONS = [MODEL, JSON, EXPLAIN, *POLICY, *param_options(), HELP, VERSION]
+FORMAT = Option("--format", "format", "the file's format: auto (default: told from its first "
+                "lines), bash-agent, claude-code, codex, openai", metavar="FORMAT")
+TOKENS = Option("--tokens", "tokens", "message sizes: usage (from the recorded prompts; the "
+                "default when the session records them) or bytes (from the content)",
+                metavar="usage|bytes")
+DECIDE_OPTIONS = [FORMAT, TOKENS, MODEL, JSON, EXPLAIN, *POLICY, *param_options(), HELP,
+                  VERSION]
 
 
 class Parsed:

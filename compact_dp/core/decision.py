@@ -26,6 +26,7 @@ class Decision:
         self.user_lines = user_lines
         self.conv = conv                        # the scanned conversation (for --explain)
         self.whole = whole                      # the agent summarises the whole history
+        self.unit = "line"                      # what the conversation is made of, in words
         self.keep = 0                           # what the command prints
         self.compact = False                    # summarise some lines now
         self.derived: Derived | None = None

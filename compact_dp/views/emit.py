@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..core.decision import Decision
 from ..core.policy import PolicyResult
 from ..environment import Env
+from ..sessions.model import Session
 
 PLAIN, JSON, EXPLAIN = "plain", "json", "explain"
 
@@ -20,12 +21,22 @@ def plain(decision: Decision, policy: PolicyResult | None = None, end: str = "\n
 
 
 def emit(decision: Decision, env: Env, output: str = PLAIN,
-         policy: PolicyResult | None = None, end: str = "\n") -> int:
-    """Write the decision in the requested form and return the exit status."""
+         policy: PolicyResult | None = None, end: str = "\n",
+         session: Session | None = None,
+         sources: dict[str, tuple[float, str]] | None = None) -> int:
+    """Write the decision in the requested form and return the exit status; with a
+    session, --json gains its ``session`` object and --explain its facts."""
     if output == JSON:
-        from .record import to_dict, to_json
-        return env.write(to_json(to_dict(decision, policy)) + "\n")
+        from .record import session_record, to_dict, to_json
+        record = session_record(session, sources or {}) if session is not None else None
+        return env.write(to_json(to_dict(decision, policy, record)) + "\n")
     if output == EXPLAIN:
-        from .explain import render
-        return env.write(render(decision, env, policy))
+        from .explain import render, session_lines
+        if session is None:
+            return env.write(render(decision, env, policy))
+        units = ("line", "user line") if session.format == "bash-agent" else \
+            ("message", "user turn")
+        return env.write(render(decision, env, policy,
+                                preamble=session_lines(session, sources or {}),
+                                units=units))
     return env.write(plain(decision, policy, end))

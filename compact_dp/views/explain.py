@@ -14,8 +14,9 @@ from ..core.policy import PolicyResult
 from ..core.quantities import Terms
 from ..core.search import BenefitCurve, candidate_bounds, prefix_sums
 from ..environment import Env
+from ..sessions.model import Session
 from .console import buffered_console, fitted_table, text_of
-from .words import money, reason
+from .words import lines as counted, money, reason
 
 ALL_ROWS_UP_TO = 40     # candidates shown in full up to this many
 AROUND_BEST = 3         # rows either side of the best k in a long table
@@ -91,6 +92,36 @@ def derived_lines(dec: Decision) -> list[tuple[str, str, str]]:
     return lines
 
 
+def session_lines(session: Session, sources: dict[str, tuple[float, str]]
+                  ) -> list[tuple[str, str, str]]:
+    """(name, value, where from) for the session: its format, the live context, and each
+    parameter it can supply."""
+    start, total = session.live_start, len(session.kinds)
+    unit = "lines" if session.format == "bash-agent" else "messages"
+    compactions = len(session.compactions)
+    after = (f"{unit} after the last of {compactions:,} compaction"
+             + ("s" if compactions > 1 else "")) if compactions else f"{unit}, no compaction"
+    sized = ("sized from the recorded prompts" if session.token_source == "usage" else
+             "each (bytes + 3) // 4 + 1 tokens of its "
+             + ("whole line" if session.format == "bash-agent" else "content"))
+    value = f"{total - start:,} of {total:,}" if start else f"{total:,}"
+    lines = [("format", session.format, "--format to choose another"),
+             ("context", value, f"{after}; {sized}")]
+    if session.model:
+        others = [m for m in session.models if m != session.model]
+        lines.append(("model id", "", f"{session.model}, the last request's"
+                      + (f" (also: {', '.join(others)})" if others else "")))
+    names = {"t": "turns", "total_requests": "requests", "total_compact": "compactions",
+             "total_input": "input", "V": "V"}
+    for key, label in names.items():
+        if key in sources:
+            number, where = sources[key]
+            lines.append((label, f"{number:,.0f}", where))
+    for w in session.warnings:
+        lines.append(("warning", "", w))
+    return lines
+
+
 def runner_up(rows: list[Terms], best_k: int) -> Terms | None:
     others = [t for t in rows if t.k != best_k]
     if not others:
@@ -114,7 +145,7 @@ def _cells(t: Terms, attr: str | None, dec: Decision, marked: set[int]) -> str:
 def render(dec: Decision, env: Env, policy: PolicyResult | None = None,
            width: int | None = None, styled: bool | None = None,
            preamble: list[tuple[str, str, str]] | None = None,
-           units: tuple[str, str] = ("lines", "user lines")) -> str:
+           units: tuple[str, str] = ("line", "user line")) -> str:
     """The whole explanation as text (with colour codes only where the Env shows them).
 
     ``preamble``: (name, value, where from) lines the front end adds above the derived
@@ -126,8 +157,8 @@ def render(dec: Decision, env: Env, policy: PolicyResult | None = None,
     console = buffered_console(env, width, styled)
     styled = console.is_terminal and not console.no_color
     width = console.width
-    console.print(Text(f"compact-dp · model {dec.model.name} · {dec.lines:,} {units[0]} · "
-                       f"{dec.total_tokens:,} tokens · {dec.user_lines:,} {units[1]}",
+    console.print(Text(f"compact-dp · model {dec.model.name} · {counted(dec.lines, units[0])} · "
+                       f"{dec.total_tokens:,} tokens · {counted(dec.user_lines, units[1])}",
                        style="bold"))
     d = dec.derived
     if d is not None or preamble:

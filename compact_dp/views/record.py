@@ -10,6 +10,7 @@ import math
 
 from ..core.decision import Decision
 from ..core.policy import PolicyResult
+from ..sessions.model import Session
 from .words import reason
 
 TERM_FIELDS = ("K", "H", "savings", "cache_miss", "compact_cost", "info_loss", "quality",
@@ -23,7 +24,24 @@ def number(x: object) -> object:
     return x
 
 
-def to_dict(dec: Decision, policy: PolicyResult | None = None) -> dict[str, object]:
+def session_record(session: Session, sources: dict[str, tuple[float, str]]
+                   ) -> dict[str, object]:
+    """The ``session`` object of ``--json``: what the file holds and where each stat came
+    from (docs/output.md)."""
+    live = session.tokens[session.live_start:]
+    return {"format": session.format, "requests": len(session.requests),
+            "compactions": len(session.compactions),
+            "last_request_tokens": session.last_request_tokens,
+            "user_turns": session.user_turns, "messages": len(live),
+            "models": session.models, "tokens": session.token_source,
+            "context_tokens": sum(live), "prefix_tokens": number(session.prefix),
+            "summary_tokens": session.summary_tokens,
+            "sources": {name: words for name, (_, words) in sources.items()},
+            "warnings": list(session.warnings)}
+
+
+def to_dict(dec: Decision, policy: PolicyResult | None = None,
+            session: dict[str, object] | None = None) -> dict[str, object]:
     """The decision as one JSON-ready object (docs/output.md lists the fields)."""
     out: dict[str, object] = {"model": dec.model.name, "lines": dec.lines,
                               "total_tokens": dec.total_tokens, "keep": dec.keep}
@@ -47,6 +65,8 @@ def to_dict(dec: Decision, policy: PolicyResult | None = None) -> dict[str, obje
         out["forced"] = policy.forced
         out["keep"] = policy.keep
         out["reason"] = reason(dec, policy)
+    if session is not None:
+        out["session"] = session
     return out
 
 

@@ -24,8 +24,8 @@ def money(x: float) -> str:
     return sign + (f"${x:.2g}" if x < 0.01 else f"${x:.3f}".rstrip("0"))
 
 
-def lines(n: int) -> str:
-    return f"{n:,} line" + ("" if n == 1 else "s")
+def lines(n: int, unit: str = "line") -> str:
+    return f"{n:,} {unit}" + ("" if n == 1 else "s")
 
 
 def break_even_calls(d: Derived, decision: Decision, k: int, K: int) -> int | None:
@@ -55,7 +55,7 @@ def reason(decision: Decision, policy: PolicyResult | None = None) -> str:
     text = _decision_reason(decision, printed=policy is None)
     if policy is not None:
         verb = "compact" if policy.action == "compact" else "skip"
-        what = f" keeping {lines(policy.keep)}" if policy.action == "compact" and \
+        what = f" keeping {lines(policy.keep, decision.unit)}" if policy.action == "compact" and \
             not decision.whole else ""
         text += f" Policy: {verb}{what} ({policy.reason})."
     return text
@@ -68,18 +68,18 @@ def _decision_reason(dec: Decision, printed: bool = True) -> str:
         if dec.keep == 0:
             return "skip: no user line to start a kept window on."
         turns = dec.target_turns or 0
-        return (f"compact: keep the last {lines(dec.keep)}, starting on user line "
+        return (f"compact: keep the last {lines(dec.keep, dec.unit)}, starting on user line "
                 f"{turns:,} from the end (the last {turns:,} of {dec.user_lines:,} user "
                 "turns).")
     d, t = dec.derived, dec.terms
     assert d is not None
     if dec.candidates == 0:
-        return (f"skip: no candidate k — with {lines(dec.lines)} there is nothing left to "
+        return (f"skip: no candidate k — with {lines(dec.lines, dec.unit)} there is nothing left to "
                 f"summarise after keeping at least {d.min_keep:,}.")
     if t is None or dec.best_benefit == NO_CANDIDATE and t.benefit != t.benefit:
         return ("skip: every candidate's net benefit is NaN (not a number), so none can "
                 "win; check the parameters (a 0 × ∞ or ∞ − ∞ among the prices and counts).")
-    what = "compacting now" if dec.whole else f"the best candidate (keep {lines(t.k)})"
+    what = "compacting now" if dec.whole else f"the best candidate (keep {lines(t.k, dec.unit)})"
     if not dec.best_benefit > 0:
         loss = "gains nothing" if dec.best_benefit == 0 else \
             f"loses {money(-dec.best_benefit)}"
@@ -95,13 +95,14 @@ def _decision_reason(dec: Decision, printed: bool = True) -> str:
         return (f"compact: summarise the whole history ({dec.total_tokens:,} tokens); net "
                 f"benefit {money(dec.best_benefit)}.")
     if dec.guard:
-        return f"skip: the best cut keeps {lines(dec.aligned_keep)}, but the {dec.guard}."
+        return f"skip: the best cut keeps {lines(dec.aligned_keep, dec.unit)}, but the {dec.guard}."
     if dec.keep >= dec.lines:
         prints = f" (prints {dec.keep:,})" if printed else ""
-        return (f"skip{prints}: the best cut (keep {lines(dec.best_k)}) moves back to line 1 "
-                "because no earlier line is a user line, so everything is kept.")
+        return (f"skip{prints}: the best cut (keep {lines(dec.best_k, dec.unit)}) moves back "
+                f"to the first {dec.unit} because no earlier {dec.unit} is a user "
+                f"{'line' if dec.unit == 'line' else 'turn'}, so everything is kept.")
     moved = "" if dec.keep == dec.best_k else \
         f" The best k, {dec.best_k:,}, moved back to the user line that starts the window."
-    return (f"compact: keep the last {lines(dec.keep)} ({dec.kept_tokens:,} tokens), "
+    return (f"compact: keep the last {lines(dec.keep, dec.unit)} ({dec.kept_tokens:,} tokens), "
             f"summarise {dec.total_tokens - dec.kept_tokens:,}; net benefit "
             f"{money(dec.best_benefit)}.{moved}")

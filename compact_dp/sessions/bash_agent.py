@@ -1,0 +1,48 @@
+"""bash-agent conversations: one compact JSON message per line, read as bytes.
+
+The awk's rules, exactly (docs/formats.md): each line is a message of
+``(bytes + 3) // 4 + 1`` tokens — the whole line, since the line *is* the message; a user
+line has ``"role":"user"`` and no ``"content":[``; an assistant line has
+``"role":"assistant"``.  Each assistant line answers a request that saw the lines before
+it.  The JSON is never parsed, so the decision is the awk's to the byte.
+"""
+
+from __future__ import annotations
+
+from ..core.scan import ARRAY_CONTENT, USER_ROLE, Conversation, Scanner
+from .model import ASSISTANT, CONTEXT, TOOL, USER, Request, Session
+
+FORMAT = "bash-agent"
+ASSISTANT_ROLE = b'"role":"assistant"'
+
+
+class BashAgentScanner(Scanner):
+    """The scanner of the awk form, also noting each line's kind."""
+
+    def __init__(self, chunk: int | None = None):
+        super().__init__(v2_users=True, **({"chunk": chunk} if chunk else {}))
+        self.kinds: list[str] = []
+
+    def add_lines(self, lines: list[bytes]) -> None:
+        super().add_lines(lines)
+        self.kinds.extend([
+            USER if ARRAY_CONTENT not in x and USER_ROLE in x else
+            ASSISTANT if ASSISTANT_ROLE in x else TOOL if USER_ROLE in x else CONTEXT
+            for x in lines])
+
+    def session(self, path: str | None = None) -> Session:
+        conv: Conversation = self.conv
+        requests = [Request(i, None, None, None) for i, k in enumerate(self.kinds)
+                    if k == ASSISTANT]
+        s = Session(FORMAT, self.kinds, [], requests, [], path=path)
+        s.tokens = conv.sizes
+        s.nbytes = [0] * len(conv.sizes)
+        s.users_v2 = conv.users_v2
+        s.token_source = "bytes"
+        if conv.sizes and not conv.users:
+            s.warnings.append(
+                "no user line recognised (a line with \"role\":\"user\" and no "
+                "\"content\":[), so no kept window can start anywhere but line 1; JSON "
+                "written with spaces after the colons is not bash-agent's format: "
+                "--format openai reads it as chat messages")
+        return s

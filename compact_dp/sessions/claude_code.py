@@ -1,0 +1,187 @@
+"""Claude Code session files (``~/.claude/projects/<dir>/<session>.jsonl``).
+
+One JSON object per line, tagged by ``type``.  Only ``user`` and ``assistant`` lines of the
+main chain are conversation; ``progress``, snapshots, queue operations and ``system`` lines
+are not — except a ``system`` line of subtype ``compact_boundary``, which is a compaction.
+The rules (docs/formats.md has them in words):
+
+* one API response is several assistant lines (one per content block) sharing
+  ``message.id`` and ``requestId``: one request, one message;
+* ``model: "<synthetic>"`` lines are client-side errors, not requests;
+* sidechains (``isSidechain``) and ``subagents/`` files are not the main context;
+* a human turn is a user line with string or text-only content that is not ``isMeta``,
+  not a compaction summary, not command markup and not an interruption notice;
+* the first user message after a compaction boundary is its summary (newer versions may
+  omit ``isCompactSummary``, so the boundary is what counts).
+
+The reader keeps its state in plain lists so it can be saved after any complete line and
+resumed on the bytes appended later (``state()``/``from_state()``).
+"""
+
+from __future__ import annotations
+
+from .jsonsize import json_size
+from .model import ASSISTANT, CONTEXT, TOOL, USER, Compaction, Request, Session, Usage
+from .timefmt import parse_time
+
+FORMAT = "claude-code"
+MARKUP = ("<command-name>", "<command-message>", "<command-args>", "<local-command-",
+          "<task-notification>", "<bash-input>", "<bash-stdout>", "<bash-stderr>",
+          "<user-prompt-submit-hook>", "[Request interrupted by user")
+NOT_CONVERSATION = frozenset({"progress", "file-history-snapshot", "queue-operation",
+                              "summary", "custom-title", "ai-title", "last-prompt",
+                              "attachment", "permission-mode", "pr-link"})
+
+
+def _human_text(content) -> str | None:
+    """The text of a string or text-only content, else None (tool results, images)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and content and all(
+            isinstance(b, dict) and b.get("type") == "text" for b in content):
+        return "".join(str(b.get("text", "")) for b in content)
+    return None
+
+
+class ClaudeCodeReader:
+    """Feeds parsed lines into the normalised session."""
+
+    format = FORMAT
+
+    def __init__(self) -> None:
+        self.kinds: list[str] = []
+        self.nbytes: list[int] = []
+        # per request: [seen, time, model, input, write_5m, write_1h, read, output, segment]
+        self.requests: list[list] = []
+        self.by_key: dict[str, list[int]] = {}      # response key -> [request, message]
+        self.compactions: list[list] = []           # [at, time, trigger, pre_tokens]
+        self.turns = 0
+        self.after_boundary = False
+        self.skipped = {"sidechain": 0, "synthetic": 0, "not json": 0}
+
+    # --- saving and resuming ---------------------------------------------------------------
+
+    def state(self) -> dict:
+        return {"kinds": self.kinds, "nbytes": self.nbytes, "requests": self.requests,
+                "by_key": self.by_key, "compactions": self.compactions, "turns": self.turns,
+                "after_boundary": self.after_boundary, "skipped": self.skipped}
+
+    @classmethod
+    def from_state(cls, state: dict) -> "ClaudeCodeReader":
+        reader = cls()
+        for name, value in state.items():
+            setattr(reader, name, value)
+        return reader
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def feed(self, obj: object) -> None:
+        """One parsed line."""
+        if not isinstance(obj, dict):
+            return
+        kind = obj.get("type")
+        if kind == "system":
+            if obj.get("subtype") == "compact_boundary" and not obj.get("isSidechain"):
+                meta = obj.get("compactMetadata") or {}
+                self.compactions.append([len(self.kinds), parse_time(obj.get("timestamp")),
+                                         meta.get("trigger"), meta.get("preTokens")])
+                self.after_boundary = True
+            return
+        if kind not in ("user", "assistant"):
+            return
+        if obj.get("isSidechain"):
+            self.skipped["sidechain"] += 1
+            return
+        message = obj.get("message")
+        if not isinstance(message, dict):
+            return
+        if kind == "assistant":
+            self._assistant(obj, message)
+        else:
+            self._user(obj, message)
+
+    def _user(self, obj: dict, message: dict) -> None:
+        content = message.get("content")
+        text = _human_text(content)
+        if text is None:
+            kind = TOOL if isinstance(content, list) and any(
+                isinstance(b, dict) and b.get("type") == "tool_result" for b in content) \
+                else CONTEXT
+        elif self.after_boundary or obj.get("isCompactSummary") or obj.get("isMeta") or \
+                text.lstrip().startswith(MARKUP):
+            kind = CONTEXT
+        else:
+            kind = USER
+            self.turns += 1
+        if text is not None:
+            self.after_boundary = False
+        self.kinds.append(kind)
+        self.nbytes.append(json_size(content))
+
+    def _assistant(self, obj: dict, message: dict) -> None:
+        size = json_size(message.get("content"))
+        model = message.get("model")
+        if model == "<synthetic>":
+            self.skipped["synthetic"] += 1
+            self.kinds.append(ASSISTANT)
+            self.nbytes.append(size)
+            return
+        key = f"{message.get('id') or obj.get('uuid')}|{obj.get('requestId')}"
+        known = self.by_key.get(key)
+        usage = message.get("usage") if isinstance(message.get("usage"), dict) else None
+        if known is not None:                 # another content block of the same response
+            request, index = known
+            self.nbytes[index] += size
+            if usage is not None:
+                out = usage.get("output_tokens")
+                if isinstance(out, int) and out > self.requests[request][7]:
+                    self.requests[request][7] = out
+            return
+        self.after_boundary = False
+        index = len(self.kinds)
+        self.kinds.append(ASSISTANT)
+        self.nbytes.append(size)
+        self.by_key[key] = [len(self.requests), index]
+        row = [index, parse_time(obj.get("timestamp")), model, 0, 0, 0, 0, 0,
+               len(self.compactions)]
+        if usage is not None:
+            written = _int(usage.get("cache_creation_input_tokens"))
+            split = usage.get("cache_creation")
+            w1h = _int(split.get("ephemeral_1h_input_tokens")) if isinstance(split, dict) \
+                else 0
+            w1h = min(w1h, written)
+            row[3:8] = [_int(usage.get("input_tokens")), written - w1h, w1h,
+                        _int(usage.get("cache_read_input_tokens")),
+                        _int(usage.get("output_tokens"))]
+        else:
+            row[3] = None
+        self.requests.append(row)
+
+    def skip_bad_line(self) -> None:
+        self.skipped["not json"] += 1
+
+    def session(self, path: str | None = None) -> Session:
+        requests = [Request(r[0], r[1], r[2], None if r[3] is None else
+                            Usage(r[3], r[4], r[5], r[6], r[7]), r[8])
+                    for r in self.requests]
+        compactions = [Compaction(*c) for c in self.compactions]
+        s = Session(FORMAT, list(self.kinds), list(self.nbytes), requests, compactions,
+                    turns=self.turns, path=path)
+        if self.skipped["not json"]:
+            s.warnings.append(f"{self.skipped['not json']:,} line(s) are not JSON and were "
+                              "skipped")
+        return s
+
+
+def _int(x: object) -> int:
+    return x if isinstance(x, int) and not isinstance(x, bool) and x > 0 else 0
+
+
+def looks_like(obj: dict) -> bool:
+    """A Claude Code line: its type tags and envelope fields."""
+    kind = obj.get("type")
+    if kind in ("user", "assistant", "system") and ("sessionId" in obj or "uuid" in obj or
+                                                   "parentUuid" in obj):
+        return True
+    return kind in NOT_CONVERSATION and ("sessionId" in obj or "messageId" in obj or
+                                         "snapshot" in obj or "uuid" in obj)

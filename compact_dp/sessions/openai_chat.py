@@ -1,0 +1,77 @@
+"""OpenAI-style chat messages: a JSON array of ``{role, content, tool_calls, …}`` (or an
+object with a ``messages`` array), or one message per line.
+
+``role: user`` is a human turn, ``role: tool`` a tool result, ``role: assistant`` the
+model's output (with its ``tool_calls``), ``system``/``developer`` context.  Each assistant
+message answers a request that saw every message before it.  No usage, no times: sizes come
+from the content (``--tokens bytes``).
+"""
+
+from __future__ import annotations
+
+from .jsonsize import json_size
+from .model import ASSISTANT, CONTEXT, TOOL, USER, Request, Session
+
+FORMAT = "openai"
+ROLES = {"user": USER, "tool": TOOL, "function": TOOL, "assistant": ASSISTANT,
+         "system": CONTEXT, "developer": CONTEXT}
+
+
+class OpenAIChatReader:
+    format = FORMAT
+
+    def __init__(self) -> None:
+        self.kinds: list[str] = []
+        self.nbytes: list[int] = []
+        self.seen: list[int] = []
+        self.models: list[str | None] = []
+        self.skipped = {"not json": 0, "not a message": 0}
+
+    def skip_bad_line(self) -> None:
+        self.skipped["not json"] += 1
+
+    def feed(self, obj: object) -> None:
+        if isinstance(obj, list):                        # a whole array on one line
+            for item in obj:
+                self.feed(item)
+            return
+        if isinstance(obj, dict) and isinstance(obj.get("messages"), list) and \
+                "role" not in obj:
+            self.feed(obj["messages"])
+            return
+        if not isinstance(obj, dict) or obj.get("role") not in ROLES:
+            self.skipped["not a message"] += 1
+            return
+        kind = ROLES[obj["role"]]
+        size = json_size(obj.get("content"))
+        if obj.get("tool_calls") is not None:
+            size += json_size(obj["tool_calls"])
+        if kind == ASSISTANT:
+            self.seen.append(len(self.kinds))
+            model = obj.get("model")
+            self.models.append(model if isinstance(model, str) else None)
+        self.kinds.append(kind)
+        self.nbytes.append(size)
+
+    def session(self, path: str | None = None) -> Session:
+        requests = [Request(seen, None, model, None) for seen, model in
+                    zip(self.seen, self.models)]
+        s = Session(FORMAT, list(self.kinds), list(self.nbytes), requests, [], path=path)
+        for what, n in self.skipped.items():
+            if n:
+                s.warnings.append(f"{n:,} line(s) are {what} and were skipped")
+        return s
+
+
+def looks_like(obj: object) -> bool:
+    if isinstance(obj, list):
+        return bool(obj) and all(isinstance(x, dict) and "role" in x for x in obj[:5])
+    return isinstance(obj, dict) and obj.get("role") in ROLES and (
+        "content" in obj or "tool_calls" in obj)
+
+
+def openai_only(obj: object) -> bool:
+    """Shapes bash-agent never writes: tool/system roles, tool_calls, tool_call_id."""
+    return isinstance(obj, dict) and (obj.get("role") in ("tool", "function", "system",
+                                                         "developer")
+                                      or "tool_calls" in obj or "tool_call_id" in obj)

@@ -1,0 +1,188 @@
+"""Reading a session file in one streaming pass: sniff the format, feed the reader, size.
+
+Files are only ever read.  Lines are parsed with the standard library's json (orjson's
+import alone costs more than parsing a session), and a Claude Code line is parsed only if
+it can be conversation at all — most lines are progress events.
+"""
+
+from __future__ import annotations
+
+from ..core.scan import CHUNK, open_source
+from ..errors import FormatError, InputError, UsageError
+from .model import Session
+from .sizing import size_session
+from .sniff import FORMATS, sniff
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO, Iterator
+
+HEAD = 1 << 16
+TOKEN_MODES = ("auto", "usage", "bytes")
+# a Claude Code line can be conversation only if it names one of these roles or types
+CLAUDE_MARKERS = (b'"user"', b'"assistant"', b'"system"')
+
+
+def reader_for(format: str):
+    if format == "claude-code":
+        from .claude_code import ClaudeCodeReader
+        return ClaudeCodeReader()
+    if format == "codex":
+        from .codex import CodexReader
+        return CodexReader()
+    from .openai_chat import OpenAIChatReader
+    return OpenAIChatReader()
+
+
+def chunks(stream: IO[bytes], head: bytes, chunk: int = CHUNK) -> Iterator[bytes]:
+    if head:
+        yield head
+    while True:
+        data = stream.read(chunk)
+        if not data:
+            return
+        yield data
+
+
+def feed_lines(reader, data: Iterator[bytes], markers: tuple[bytes, ...] | None
+               ) -> tuple[int, bytes]:
+    """Feed every complete line; returns (bytes consumed, the unterminated tail)."""
+    import json                      # here: a bash-agent decision never needs it
+
+    pending = b""
+    consumed = 0
+    loads = json.loads
+    for block in data:
+        block = pending + block if pending else block
+        lines = block.split(b"\n")
+        pending = lines.pop()
+        for line in lines:
+            consumed += len(line) + 1
+            if markers is not None and not any(m in line for m in markers):
+                continue
+            if not line.strip():
+                continue
+            try:
+                obj = loads(line)
+            except ValueError:
+                reader.skip_bad_line()
+                continue
+            reader.feed(obj)
+    return consumed, pending
+
+
+def finish_tail(reader, tail: bytes, markers: tuple[bytes, ...] | None) -> str | None:
+    """Feed an unterminated last line if it is whole; else say it was left out."""
+    if not tail.strip():
+        return None
+    if markers is not None and not any(m in tail for m in markers):
+        return None
+    import json
+    try:
+        obj = json.loads(tail)
+    except ValueError:
+        return (f"the last line ({len(tail):,} bytes) is incomplete — a session still being "
+                "written? — and was left out")
+    reader.feed(obj)
+    return None
+
+
+def read_session(paths: list[str], format: str = "auto", tokens: str = "auto",
+                 stdin: IO[bytes] | None = None) -> Session:
+    """The normalised, sized session of FILE... (``-`` or none: standard input)."""
+    if format != "auto" and format not in FORMATS:
+        raise UsageError(f"--format: {format!r} is not one of auto, {', '.join(FORMATS)}")
+    if tokens not in TOKEN_MODES:
+        raise UsageError(f"--tokens: {tokens!r} is not one of usage, bytes (or auto)")
+    paths = list(paths) or ["-"]
+    stream = open_source(paths[0], stdin)
+    name = paths[0] if paths[0] != "-" else "standard input"
+    try:
+        head = stream.read(HEAD)
+        found = sniff(head) if format == "auto" else format
+        if found is None:
+            raise FormatError(f"{name}: not a session in a known format (bash-agent, "
+                              "claude-code, codex, openai); --format bash-agent reads any "
+                              "text as bash-agent lines")
+        if found != "bash-agent" and len(paths) > 1:
+            raise UsageError(f"a {found} session is one file; got {len(paths):,}")
+        if found == "bash-agent":
+            session = _bash_agent(paths, stream, head, stdin)
+        else:
+            session = _jsonl(found, stream, head, name)
+    except OSError as e:
+        raise InputError(f"{name}: {e.strerror or e}") from None
+    finally:
+        if stream is not stdin:
+            stream.close()
+    if session.format != "bash-agent" and not session.requests and session.kinds:
+        session.warnings.append("no API request recorded yet: sizes come from the content "
+                                "and the stats from the defaults")
+    return size_session(session, tokens)
+
+
+def _bash_agent(paths: list[str], stream: IO[bytes], head: bytes,
+                stdin: IO[bytes] | None) -> Session:
+    from ..core.scan import read_records
+    from .bash_agent import BashAgentScanner
+
+    scanner = BashAgentScanner()
+    rest = _Chained(head, stream)
+    scanner.add_stream(rest)  # type: ignore[arg-type]
+    for path in paths[1:]:
+        more = open_source(path, stdin)
+        try:
+            for lines in read_records(more):
+                scanner.add_lines(lines)
+        except OSError as e:
+            raise InputError(f"{path}: {e.strerror or e}") from None
+        finally:
+            if more is not stdin:
+                more.close()
+    return scanner.session(paths[0])
+
+
+def _jsonl(format: str, stream: IO[bytes], head: bytes, name: str) -> Session:
+    import json
+
+    reader = reader_for(format)
+    if format == "openai" and head.lstrip()[:1] in (b"[", b"{") and \
+            not _one_object_per_line(head):
+        try:
+            reader.feed(json.loads(head + stream.read()))
+        except ValueError:
+            raise FormatError(f"{name}: not valid JSON (an OpenAI chat array or one "
+                              "message per line)") from None
+        return reader.session(name)
+    markers = CLAUDE_MARKERS if format == "claude-code" else None
+    _, tail = feed_lines(reader, chunks(stream, head), markers)
+    warning = finish_tail(reader, tail, markers)
+    session = reader.session(name)
+    if warning:
+        session.warnings.append(warning)
+    if format == "claude-code" and not session.kinds and reader.skipped["sidechain"]:
+        raise FormatError(f"{name}: only sub-agent lines (isSidechain): a subagents/ file, "
+                          "not a main session")
+    return session
+
+
+def _one_object_per_line(head: bytes) -> bool:
+    import json
+    first = head.lstrip().split(b"\n", 1)[0]
+    try:
+        return isinstance(json.loads(first), dict)
+    except ValueError:
+        return False
+
+
+class _Chained:
+    """A stream that first returns ``head`` (already read for sniffing), then the rest."""
+
+    def __init__(self, head: bytes, stream: IO[bytes]):
+        self.head, self.stream = head, stream
+
+    def read(self, n: int = -1) -> bytes:
+        if self.head:
+            data, self.head = self.head, b""
+            return data
+        return self.stream.read(n)

@@ -1,0 +1,35 @@
+"""Timestamps: ISO 8601 text to seconds since the epoch (UTC), without importing datetime
+for the common ``2026-02-10T21:11:56.846Z`` shape (the status line starts on every message).
+"""
+
+from __future__ import annotations
+
+
+def _days_from_civil(y: int, m: int, d: int) -> int:
+    """Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm)."""
+    y -= m <= 2
+    era = (y if y >= 0 else y - 399) // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+def parse_time(text: object) -> float | None:
+    """Seconds since the epoch, or None for anything that is not a timestamp."""
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        return float(text) / (1000.0 if text > 1e11 else 1.0)
+    if not isinstance(text, str) or len(text) < 19:
+        return None
+    try:
+        if text[4] == "-" and text[7] == "-" and text[10] in "Tt " and text.endswith(("Z", "z")):
+            y, mo, d = int(text[0:4]), int(text[5:7]), int(text[8:10])
+            h, mi, sec = int(text[11:13]), int(text[14:16]), float(text[17:-1])
+            return ((_days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60 + sec
+        from datetime import datetime, timezone
+        stamp = datetime.fromisoformat(text)
+        if stamp.tzinfo is None:
+            stamp = stamp.replace(tzinfo=timezone.utc)
+        return stamp.timestamp()
+    except (ValueError, IndexError):
+        return None

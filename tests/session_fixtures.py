@@ -1,0 +1,254 @@
+"""Small sessions in every format, written by the tests themselves.
+
+Each builder returns the file's lines and what an independent reader must find in them, so
+the tests state each format rule once, next to an example of it.  The shapes follow the
+formats as docs/formats.md describes them; the numbers are made up.
+"""
+
+from __future__ import annotations
+
+import json
+
+T0 = "2026-03-01T10:00:00.000Z"
+
+
+def stamp(seconds: float) -> str:
+    """T0 plus some seconds, as Claude Code and Codex write timestamps."""
+    whole = int(seconds)
+    h, rest = divmod(10 * 3600 + whole, 3600)
+    m, s = divmod(rest, 60)
+    day = 1 + h // 24
+    return f"2026-03-{day:02d}T{h % 24:02d}:{m:02d}:{s:02d}.{int((seconds - whole) * 1000):03d}Z"
+
+
+def dumps(obj) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+# --- Claude Code --------------------------------------------------------------------------
+
+class ClaudeSession:
+    """Builds a Claude Code file line by line and counts what a reader must find."""
+
+    def __init__(self, model: str = "claude-opus-4-6", session_id: str = "s-1"):
+        self.lines: list[str] = []
+        self.model, self.sid = model, session_id
+        self.t = 0.0
+        self.requests: list[dict] = []       # one per (message.id, requestId)
+        self.compactions = 0
+        self.turns = 0
+        self.n = 0
+
+    def _base(self, kind: str, **extra) -> dict:
+        self.n += 1
+        self.t += 2.0
+        return {"parentUuid": f"u{self.n - 1}", "isSidechain": False, "userType": "external",
+                "cwd": "/p", "sessionId": self.sid, "version": "2.1.40", "type": kind,
+                "uuid": f"u{self.n}", "timestamp": stamp(self.t), **extra}
+
+    def progress(self) -> None:
+        self.lines.append(dumps(self._base("progress", data={"type": "hook_progress",
+                                                              "hookEvent": "PreToolUse"})))
+
+    def snapshot(self) -> None:
+        self.lines.append(dumps({"type": "file-history-snapshot", "messageId": "m",
+                                 "snapshot": {"trackedFileBackups": {}}}))
+
+    def user(self, text: str, turn: bool | None = None, **flags) -> None:
+        """A user line; a human turn unless flagged, command markup, or said otherwise."""
+        if turn is None:
+            turn = not flags and not text.startswith(("<command-", "<local-command-"))
+        self.turns += turn
+        self.lines.append(dumps(self._base("user", message={"role": "user", "content": text},
+                                           **flags)))
+
+    def tool_result(self, tool_id: str, text: str) -> None:
+        content = [{"type": "tool_result", "tool_use_id": tool_id, "content": text}]
+        self.lines.append(dumps(self._base("user", message={"role": "user",
+                                                            "content": content})))
+
+    def response(self, blocks: list[dict], prompt: tuple[int, int, int], ttl: str = "5m",
+                 output: int = 50, gap: float = 2.0, model: str | None = None,
+                 split: bool = True, sidechain: bool = False) -> None:
+        """One API response written as one line per content block (same id, requestId);
+        prompt = (uncached input, cache written, cache read)."""
+        self.t += gap - 2.0
+        uncached, written, read = prompt
+        rid = f"req_{len(self.lines)}"
+        mid = f"msg_{len(self.lines)}"
+        usage = {"input_tokens": uncached, "cache_creation_input_tokens": written,
+                 "cache_read_input_tokens": read, "output_tokens": 1}
+        if split:
+            usage["cache_creation"] = {"ephemeral_5m_input_tokens": written if ttl == "5m"
+                                       else 0,
+                                       "ephemeral_1h_input_tokens": written if ttl == "1h"
+                                       else 0}
+        for i, block in enumerate(blocks):
+            last = i == len(blocks) - 1
+            u = dict(usage, output_tokens=output if last else 1)     # a mid-stream snapshot
+            line = self._base("assistant", requestId=rid,
+                              message={"model": model or self.model, "id": mid,
+                                       "type": "message", "role": "assistant",
+                                       "content": [block], "usage": u})
+            if sidechain:
+                line["isSidechain"] = True
+            self.lines.append(dumps(line))
+            if i == 0 and len(blocks) > 1:
+                self.progress()                 # progress lines interleave
+        if not sidechain:
+            self.requests.append({"prompt": uncached + written + read, "time": self.t,
+                                  "model": model or self.model})
+
+    def synthetic(self, text: str = "API Error: overloaded") -> None:
+        self.lines.append(dumps(self._base("assistant", message={
+            "model": "<synthetic>", "id": f"syn{self.n}", "role": "assistant",
+            "content": [{"type": "text", "text": text}],
+            "usage": {"input_tokens": 0, "output_tokens": 0}})))
+
+    def boundary(self, trigger: str = "auto", pre_tokens: int = 0) -> None:
+        self.compactions += 1
+        self.lines.append(dumps(self._base("system", subtype="compact_boundary",
+                                           content="Conversation compacted",
+                                           compactMetadata={"trigger": trigger,
+                                                            "preTokens": pre_tokens})))
+
+    def system(self, subtype: str = "turn_duration") -> None:
+        self.lines.append(dumps(self._base("system", subtype=subtype, durationMs=5)))
+
+    def text(self) -> bytes:
+        return ("\n".join(self.lines) + "\n").encode()
+
+
+def text(t: str) -> dict:
+    return {"type": "text", "text": t}
+
+
+def tool_use(tool_id: str, command: str) -> dict:
+    return {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": command}}
+
+
+def claude_session() -> ClaudeSession:
+    """Every rule at once: progress and snapshot lines, a response over three lines, tool
+    results, a meta line, command markup, a synthetic error, a sidechain, a compaction with
+    its summary, a cold gap and a second model."""
+    s = ClaudeSession()
+    s.snapshot()
+    s.progress()
+    s.user("fix the failing test in parser.py")                         # turn 1
+    s.response([{"type": "thinking", "thinking": "look first", "signature": "x"},
+                text("Let me look."), tool_use("t1", "pytest -x")], (3, 12000, 11000))
+    s.tool_result("t1", "1 failed: test_parse " + "x" * 400)
+    s.response([text("The parser drops a quote."), tool_use("t2", "sed -n 1,80p parser.py")],
+               (1, 900, 23000))
+    s.tool_result("t2", "def parse(s):\n" + "    pass\n" * 60)
+    s.user("Caveat: the messages below were generated by a local command", isMeta=True)
+    s.user("<command-name>/model</command-name>\n<command-args></command-args>")
+    s.user("<local-command-stdout>Kept model as Default</local-command-stdout>")
+    s.synthetic()
+    s.response([text("Fixed it.")], (1, 1400, 23900), output=120)
+    s.response([text("side")], (3, 500, 0), sidechain=True)          # a sub-agent's call
+    s.system()
+    s.user("now run the whole suite")                                  # turn 2
+    s.response([tool_use("t3", "pytest")], (1, 300, 25300), gap=400)  # cold after 6.6 min
+    s.tool_result("t3", "120 passed")
+    s.boundary("manual", 25700)
+    s.user("This session is being continued from a previous conversation. Summary: " +
+           "fixed parser quote handling. " * 30, turn=False)            # the summary
+    s.response([text("Continuing.")], (3, 2500, 21000), model="claude-haiku-4-5-20251001")
+    s.user("thanks, now document it")                                  # turn 3
+    s.response([text("Done: " + "doc " * 80)], (1, 400, 23500), ttl="1h",
+               model="claude-haiku-4-5-20251001")
+    return s
+
+
+# --- Codex ----------------------------------------------------------------------------------
+
+def codex_lines() -> tuple[list[str], dict]:
+    """A rollout: meta, context, two turns with tool calls, a repeated token_count, a null
+    info, a compaction with its replacement history."""
+    t = [0.0]
+
+    def line(kind: str, payload: dict) -> str:
+        t[0] += 1.5
+        return dumps({"timestamp": stamp(t[0]), "type": kind, "payload": payload})
+
+    def usage(inp: int, cached: int, out: int) -> dict:
+        return {"input_tokens": inp, "cached_input_tokens": cached, "output_tokens": out,
+                "reasoning_output_tokens": out // 2, "total_tokens": inp + out}
+
+    total = [0, 0, 0]
+    last = [usage(0, 0, 0)]
+
+    def token_count(inp: int, cached: int, out: int) -> str:
+        total[0] += inp
+        total[1] += cached
+        total[2] += out
+        last[0] = usage(inp, cached, out)
+        return repeat()
+
+    def repeat() -> str:
+        """Codex reports the same request again with an unchanged running total."""
+        return line("event_msg", {"type": "token_count", "info": {
+            "total_token_usage": usage(total[0], total[1], total[2]),
+            "last_token_usage": last[0], "model_context_window": 272000},
+            "rate_limits": None})
+
+    def msg(role: str, text: str) -> dict:
+        kind = "output_text" if role == "assistant" else "input_text"
+        return {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+
+    out = [
+        line("session_meta", {"id": "r-1", "timestamp": stamp(0), "cwd": "/p",
+                              "originator": "codex_cli_rs", "cli_version": "0.80.0",
+                              "instructions": None}),
+        line("response_item", msg("user", "<environment_context>\n<cwd>/p</cwd>\n"
+                                          "</environment_context>")),
+        line("turn_context", {"cwd": "/p", "approval_policy": "on-request",
+                              "model": "gpt-5.1-codex", "summary": "auto"}),
+        line("event_msg", {"type": "token_count", "info": None, "rate_limits": None}),
+        line("response_item", msg("user", "add a --verbose flag")),
+        line("event_msg", {"type": "user_message", "message": "add a --verbose flag"}),
+        line("response_item", {"type": "reasoning", "summary": [], "encrypted_content": "x"}),
+        line("response_item", {"type": "function_call", "name": "shell",
+                               "arguments": dumps({"command": ["rg", "argparse"]}),
+                               "call_id": "c1"}),
+        token_count(9000, 0, 300),
+        repeat(),                                                    # the same, repeated
+        line("response_item", {"type": "function_call_output", "call_id": "c1",
+                               "output": "cli.py:12: parser = argparse.ArgumentParser()"}),
+        line("response_item", msg("assistant", "Adding the flag.")),
+        line("response_item", {"type": "custom_tool_call", "name": "apply_patch",
+                               "call_id": "c2", "input": "*** Begin Patch\n" + "+x\n" * 40}),
+        token_count(9600, 8900, 500),
+        line("response_item", {"type": "custom_tool_call_output", "call_id": "c2",
+                               "output": "Done"}),
+        line("response_item", msg("assistant", "Added --verbose.")),
+        token_count(10300, 9500, 80),
+        line("response_item", msg("user", "also document it")),
+        line("event_msg", {"type": "user_message", "message": "also document it"}),
+        line("compacted", {"message": "", "replacement_history": [
+            msg("user", "add a --verbose flag"), msg("user", "also document it"),
+            msg("user", "Another language model started to solve this problem and produced "
+                        "a summary: added --verbose to cli.py.")]}),
+        line("event_msg", {"type": "context_compacted"}),
+        line("response_item", msg("assistant", "Documented in README.")),
+        token_count(3000, 0, 200),
+    ]
+    expect = {"requests": 4, "compactions": 1, "turns": 2,
+              "last_request_tokens": 3000, "models": ["gpt-5.1-codex"],
+              "prompts": [9000, 9600, 10300, 3000]}
+    return out, expect
+
+
+# --- OpenAI chat --------------------------------------------------------------------------
+
+OPENAI_MESSAGES = [
+    {"role": "system", "content": "You are a coding agent."},
+    {"role": "user", "content": "list the files"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]},
+    {"role": "tool", "tool_call_id": "c1", "content": "a.py\nb.py"},
+    {"role": "assistant", "content": "Two files: a.py and b.py."},
+    {"role": "user", "content": "open a.py"},
+    {"role": "assistant", "content": "It prints hello."},
+]
