@@ -44,11 +44,15 @@ class PolicyAsk:
 
 
 class Ask:
-    """A question for the core: which model, which parameter values, which policy."""
+    """A question for the core: which model, which parameter values, which policy; for an
+    agent that summarises the whole history ``whole``; for the cache-aware model the write
+    price and whether the cache is cold."""
 
     def __init__(self, model: Model, values: dict[str, AwkValue],
-                 policy: PolicyAsk | None = None, whole: bool = False):
+                 policy: PolicyAsk | None = None, whole: bool = False,
+                 p_write: float | None = None, cold: bool = False):
         self.model, self.values, self.policy, self.whole = model, values, policy, whole
+        self.p_write, self.cold = p_write, cold
 
 
 class Answer:
@@ -65,7 +69,8 @@ class Answer:
 
 def answer(ask: Ask, conv: Conversation) -> Answer:
     """Decide, then apply the policy if one was asked for."""
-    decision = decide_conversation(ask.values, conv, ask.model, whole=ask.whole)
+    decision = decide_conversation(ask.values, conv, ask.model, whole=ask.whole,
+                                   p_write=ask.p_write, cold=ask.cold)
     if ask.policy is None:
         return Answer(decision)
     p = ask.policy

@@ -29,13 +29,14 @@ class Env:
     def __init__(self, stdin: IO[bytes] | None = None, stdout: IO[str] | None = None,
                  stderr: IO[str] | None = None, environ: Mapping[str, str] | None = None,
                  stdin_isatty: bool = False, stdout_isatty: bool = False,
-                 terminal_columns: int | None = None):
+                 terminal_columns: int | None = None, stderr_isatty: bool = False):
         self.stdin = stdin
         self.stdout = stdout
         self.stderr = stderr
         self.environ: Mapping[str, str] = {} if environ is None else environ
         self.stdin_isatty = stdin_isatty
         self.stdout_isatty = stdout_isatty
+        self.stderr_isatty = stderr_isatty
         self.terminal_columns = terminal_columns
 
     @classmethod
@@ -51,7 +52,8 @@ class Env:
                 columns = None
         return cls(stdin=stdin, stdout=sys.stdout, stderr=sys.stderr, environ=os.environ,
                    stdin_isatty=bool(sys.stdin is not None and _isatty(sys.stdin)),
-                   stdout_isatty=out_tty, terminal_columns=columns)
+                   stdout_isatty=out_tty, terminal_columns=columns,
+                   stderr_isatty=bool(sys.stderr is not None and _isatty(sys.stderr)))
 
     # --- what the output may look like ----------------------------------------------------
 

@@ -133,9 +133,14 @@ def decide(lines: list[bytes], given: dict[str, str], model: str) -> int:
     return explain(lines, given, model)[0]
 
 
-def explain(lines: list[bytes], given: dict[str, str], model: str):
+def explain(lines: list[bytes], given: dict[str, str], model: str,
+            p_write: float | None = None, cold: bool = False, whole: bool = False):
     """(printed number, best_k, best benefit, facts): facts has the --json fields and
-    ``rows``, every scored k's terms in order."""
+    ``rows``, every scored k's terms in order.
+
+    ``model="cache-clock"`` (docs/model.md): v3.0.7 with the write price ``p_write``
+    (default p_input) in ② and, on a ``cold`` cache, in ③, plus ⓪ = (V + T)(p_write −
+    p_cache) / 10⁶.  ``whole``: the one candidate is k = 0."""
     v = {name: value(given.get(name)) for name in (
         "t", "total_requests", "total_compact", "total_input", "baseline_e", "e_fixed",
         "L_fixed", "V", "p_input", "p_cache", "p_out", "S", "min_keep_ratio", "r", "beta",
@@ -184,6 +189,8 @@ def explain(lines: list[bytes], given: dict[str, str], model: str):
         r_t = 0.37
     N_remain = R * avg
     info_loss = n("beta") * (1.0 - r_t) * N_remain * n("p_input") / 1000000
+    cache = model == "cache-clock"
+    p_w = n("p_input") if p_write is None else p_write
     if model != "v2":
         qp, mc = v["quality_penalty"], v["max_context"]
         Q = 0.2 if as_text(qp) == "" else qp.num
@@ -209,6 +216,8 @@ def explain(lines: list[bytes], given: dict[str, str], model: str):
         facts["derived"].update(Q=Q, M=M)
     best_k, best = 0, -1e18
     k = min_keep
+    if whole:
+        k, hi = 0, 0
     while k <= hi:
         K = 0
         for j in range(NR - int(k), NR):
@@ -216,11 +225,12 @@ def explain(lines: list[bytes], given: dict[str, str], model: str):
         H = T - K
         if H > 0:
             savings = (R - 1) * p_cache * H / 1000000
-            cache_miss = (S + K) * (p_input - p_cache) / 1000000
+            cache_miss = (S + K) * ((p_w if cache else p_input) - p_cache) / 1000000
             if model == "v4.2":
                 compact_cost = (p_cache * V + p_input * (H + l_instr) + p_out * S) / 1000000
             else:
-                compact_cost = (p_cache * (V + H) + p_input * l_instr + p_out * S) / 1000000
+                read = p_w if cache and cold else p_cache
+                compact_cost = (read * (V + H) + p_input * l_instr + p_out * S) / 1000000
             benefit = savings - cache_miss - compact_cost - info_loss
             quality = 0.0
             if model != "v2":
@@ -230,15 +240,21 @@ def explain(lines: list[bytes], given: dict[str, str], model: str):
                         raise Fatal
                     quality = Q * p_input * ((V + T) * (V + T) - (V + K) * (V + K)) / (M * 1000000)
                 benefit = benefit + quality
+            rewrite = 0.0
+            if cache and cold:
+                rewrite = (V + T) * (p_w - p_cache) / 1000000
+                benefit = benefit + rewrite
             row = {"k": int(k), "K": K, "H": H, "savings": savings, "cache_miss": cache_miss,
                    "compact_cost": compact_cost, "info_loss": info_loss, "quality": quality,
                    "benefit": benefit}
+            if cache:
+                row["rewrite"] = rewrite
             facts["rows"].append(row)
             if benefit > best:
                 best, best_k = benefit, int(k)
                 facts["terms"] = {key: row[key] for key in row if key != "k"}
         k += 1
-    if not best > 0:
+    if not best > 0 or whole:
         return 0, best_k, best, facts
     adj = best_k
     cut = NR - adj + 1

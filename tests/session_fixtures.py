@@ -149,12 +149,12 @@ def claude_session() -> ClaudeSession:
     s.response([text("side")], (3, 500, 0), sidechain=True)          # a sub-agent's call
     s.system()
     s.user("now run the whole suite")                                  # turn 2
-    s.response([tool_use("t3", "pytest")], (1, 300, 25300), gap=400)  # cold after 6.6 min
+    s.response([tool_use("t3", "pytest")], (1, 25600, 0), gap=400)    # cold after 6.6 min
     s.tool_result("t3", "120 passed")
     s.boundary("manual", 25700)
     s.user("This session is being continued from a previous conversation. Summary: " +
            "fixed parser quote handling. " * 30, turn=False)            # the summary
-    s.response([text("Continuing.")], (3, 2500, 21000), model="claude-haiku-4-5-20251001")
+    s.response([text("Continuing.")], (3, 23500, 0), model="claude-haiku-4-5-20251001")
     s.user("thanks, now document it")                                  # turn 3
     s.response([text("Done: " + "doc " * 80)], (1, 400, 23500), ttl="1h",
                model="claude-haiku-4-5-20251001")

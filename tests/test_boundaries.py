@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from compact_dp.core.decision import decide_conversation
 from compact_dp.core.models import get_model
-from compact_dp.core.params import awk_values, native_values
+from compact_dp.core.params import awk_values
 from compact_dp.core.scan import scan_lines
 
 from . import reference
@@ -43,23 +43,20 @@ def test_v42_quality_gate_is_strict():
 def test_threshold_policy_compacts_at_the_threshold(tmp_path):
     """threshold:P compacts when the next request *reaches* P % of the window: with V = 100
     and 50 context tokens the input is 150 = 50 % of 300 exactly."""
-    from compact_dp.replay.simulate import Prices, make_policy, simulate, load_session
-    from .test_replay import session_file
+    from .test_replay import replay, session_file
 
     path = session_file(tmp_path, [("user", 10), ("assistant", 20), ("user", 20),
                                    ("assistant", 20)])
-    session = load_session(str(path))
-    values = native_values({"max_context": "300", "V": "100", "S": "10"})
-    run = simulate(session, make_policy("threshold:50", values, get_model("v3.0.7"), 5),
-                   Prices.from_values(values))
-    assert [c.request for c in run.compactions] == [1]
+    _, (run,) = replay(path, ["threshold:50"], max_context=300, keep_tokens=5)
+    assert [c.before for c in run.compactions] == [1]
 
 
-def test_replay_dp_policy_sees_the_requests_so_far(monkeypatch):
-    """Before each call the dp policy sees t = user lines so far and total_requests =
-    assistant replies so far — not one more."""
+def test_replay_dp_policy_sees_the_requests_so_far(monkeypatch, tmp_path):
+    """Before each request the dp policy sees t = user messages so far and
+    total_requests = the requests before it — not one more."""
     import compact_dp.replay.simulate as simulate_module
-    from compact_dp.replay.simulate import Prices, make_policy, simulate, Line
+
+    from .test_replay import replay, session_file
 
     seen = []
     original = simulate_module.answer
@@ -68,9 +65,7 @@ def test_replay_dp_policy_sees_the_requests_so_far(monkeypatch):
         seen.append((ask.values["t"].num, ask.values["total_requests"].num))
         return original(ask, conv)
     monkeypatch.setattr(simulate_module, "answer", spy)
-    session = [Line(10, True, False), Line(20, False, True), Line(30, False, False),
-               Line(40, False, True), Line(10, True, False)]
-    values = native_values({})
-    simulate(session, make_policy("dp", values, get_model("v3.0.7"), 0),
-             Prices.from_values(values))
+    path = session_file(tmp_path, [("user", 10), ("assistant", 20), ("tool", 30),
+                                   ("assistant", 40), ("user", 10), ("assistant", 20)])
+    replay(path, ["dp"])
     assert seen == [(1, 0), (1, 1), (2, 2)]

@@ -216,3 +216,88 @@ def test_retention_does_not_hang_on_huge_counts():
     assert compounded_retention(-1.2, 1e12) == 0.37              # 1e12 + 1 steps: -inf
     assert compounded_retention(-1.2, 1e12 + 1) == math.inf      # an even count: +inf
     assert compounded_retention(0.8, math.inf) == 0.37
+
+
+# --- the cache-aware model -----------------------------------------------------------------
+
+def cache_fast(data: bytes, assigned: dict[str, str], p_write: float | None, cold: bool,
+               whole: bool = False):
+    m = get_model("cache-clock")
+    conv = scan_bytes(data, False)
+    try:
+        d = decide_conversation(awk_values(assigned), conv, m, whole=whole, p_write=p_write,
+                                cold=cold)
+        rows = [] if d.derived is None else all_terms(d)
+    except AwkFatal:
+        return "fatal"
+    return d.keep, d.best_k, d.best_benefit, [
+        {"k": t.k, "K": t.K, "H": t.H, "savings": t.savings, "cache_miss": t.cache_miss,
+         "compact_cost": t.compact_cost, "info_loss": t.info_loss, "quality": t.quality,
+         "benefit": t.benefit, "rewrite": t.rewrite} for t in rows if t.H > 0]
+
+
+def cache_slow(data: bytes, assigned: dict[str, str], p_write: float | None, cold: bool,
+               whole: bool = False):
+    try:
+        keep, best_k, best, facts = reference.explain(reference.records(data), assigned,
+                                                      "cache-clock", p_write, cold, whole)
+    except reference.Fatal:
+        return "fatal"
+    return keep, best_k, best, facts.get("rows", [])
+
+
+def agent_data(sizes: list[int]) -> bytes:
+    return b"".join((b'{"role":"user","content":"' if i % 3 == 0 else
+                     b'{"role":"assistant","content":"') + b"x" * (4 * n) + b'"}\n'
+                    for i, n in enumerate(sizes))
+
+
+@given(sizes=st.lists(st.integers(1, 4000), min_size=0, max_size=50),
+       p_input=inexact, p_cache=inexact, p_out=inexact, V=st.integers(0, 30000),
+       S=st.integers(0, 12000))
+def test_cache_clock_with_input_priced_writes_and_a_warm_cache_is_v307(sizes, p_input,
+                                                                        p_cache, p_out, V, S):
+    """With the write price equal to the input price, a warm cache and partial keeps, the
+    cache-aware model is v3.0.7 to the last bit: the answer, the best k and every k's
+    terms."""
+    data = agent_data(sizes)
+    assigned = dict(AGENT_VALUES, p_input=p_input, p_cache=p_cache, p_out=p_out, V=str(V),
+                    S=str(S))
+    cache = cache_fast(data, assigned, float(p_input), False)
+    old = fast(data, assigned, "v3.0.7")
+    if cache == "fatal" or old == "fatal":
+        assert cache == old
+        return
+    assert cache[:2] == old[:2] and bits(cache[2]) == bits(old[2])
+    assert [{k: bits(v) for k, v in r.items() if k != "rewrite"} for r in cache[3]] == \
+        [{k: bits(v) for k, v in r.items()} for r in old[3]]
+    assert all(r["rewrite"] == 0.0 for r in cache[3])
+
+
+@given(sizes=st.lists(st.integers(1, 4000), min_size=0, max_size=50),
+       p_input=inexact, p_cache=inexact, p_write=inexact, cold=st.booleans(),
+       whole=st.booleans())
+def test_cache_clock_equals_its_plain_transcription(sizes, p_input, p_cache, p_write, cold,
+                                                    whole):
+    """Any write price, warm or cold, partial or whole-history: every term of every k is
+    the transcription's, bit for bit."""
+    data = agent_data(sizes)
+    assigned = dict(AGENT_VALUES, p_input=p_input, p_cache=p_cache)
+    assert same(cache_fast(data, assigned, float(p_write), cold, whole),
+                cache_slow(data, assigned, float(p_write), cold, whole))
+
+
+@given(sizes=st.lists(st.integers(1, 4000), min_size=4, max_size=50), p_write=inexact)
+def test_a_cold_cache_adds_the_kept_part_to_the_benefit(sizes, p_write):
+    """Cold against warm, the same k: the baseline's re-write of V + T less the summary
+    request's of V + H — K (p_write − p_cache) / 10⁶, up to rounding; so whole-history
+    compaction (K = 0) is as worth it cold as warm."""
+    data = agent_data(sizes)
+    assigned = dict(AGENT_VALUES)
+    for whole in (False, True):
+        warm = cache_fast(data, assigned, float(p_write), False, whole)
+        cold = cache_fast(data, assigned, float(p_write), True, whole)
+        for a, b in zip(warm[3], cold[3]):
+            gain = a["K"] * (float(p_write) - 0.3) / 1e6
+            assert math.isclose(b["benefit"] - a["benefit"], gain, rel_tol=1e-6,
+                                abs_tol=1e-9)

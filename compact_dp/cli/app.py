@@ -20,6 +20,8 @@ def run(name: str, argv: list[str], env: Env) -> int:
     """Run command ``name``; click's own errors become our UsageError."""
     if name == "replay":
         from .replay import build
+    elif name == "prices":
+        from .prices import build
     else:
         raise UsageError(f"unknown command {name!r}")
     cmd = build(env)

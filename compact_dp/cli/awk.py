@@ -8,7 +8,7 @@ before every LLM call — so it imports neither typer, rich nor orjson.
 from __future__ import annotations
 
 from ..core.awkvalue import unescape
-from ..core.models import MODELS as AWK_MODELS
+from ..core.models import AWK_MODELS
 from ..core.params import awk_values, string_valued
 from ..core.scan import scan_paths
 from ..engine import Ask, answer, model_named

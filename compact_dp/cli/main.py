@@ -17,7 +17,7 @@ import sys
 from ..environment import Env
 from ..errors import EXIT_ERROR, EXIT_INTERRUPTED, CompactDpError, UsageError
 
-COMMANDS = ("replay", "help", "hooks")
+COMMANDS = ("replay", "prices", "help", "hooks")
 
 
 def is_awk_form(argv: list[str]) -> bool:

@@ -8,6 +8,7 @@ for starts about as fast as the awk form.
 from __future__ import annotations
 
 from ..version import __version__
+from ..core.awkvalue import looks_numeric
 from ..core.params import BY_AWK, strict_number
 from ..core.policy import DEFAULT_FORCE_PERCENT, TRIGGERS
 from ..engine import PolicyAsk, model_named
@@ -54,12 +55,41 @@ def run(argv: list[str], env: Env) -> int:
                            args.text("tokens") or "auto", env.stdin)
     for warning in session.warnings:
         env.warn(warning)
-    result, sources = decide_session(session, _params_only(given), model=args.text("model"),
-                                     env=env.environ, policy=policy)
+    result, question = decide_session(
+        session, _params_only(given), model=args.text("model"), env=env.environ,
+        policy=policy, keep=args.text("keep") or "auto", price=args.text("price"),
+        cache_ttl=args.text("cache_ttl"), p_write=p_write_of(args), now=now_of(args))
+    for warning in question.warnings:
+        env.warn(warning)
     output = JSON if args.flag("json") else EXPLAIN if args.flag("explain") else PLAIN
     status = emit(result.decision, env, output, result.policy, session=session,
-                  sources=sources)
+                  question=question)
     return status or (result.policy.exit_status if result.policy else 0)
+
+
+def p_write_of(args: Parsed) -> float | None:
+    text = args.text("p_write")
+    if text is None:
+        return None
+    x = strict_number(text, "--p-write")
+    if x < 0:
+        raise UsageError(f"--p-write: {text!r} is out of range (must be a number ≥ 0)")
+    return x
+
+
+def now_of(args: Parsed) -> float | None:
+    """--now: ISO 8601 or seconds since the epoch."""
+    text = args.text("now")
+    if text is None:
+        return None
+    from ..sessions.timefmt import parse_time
+    if looks_numeric(text):
+        return float(text)
+    when = parse_time(text.replace("+00:00", "Z"))
+    if when is None:
+        raise UsageError(f"--now: {text!r} is not a time (ISO 8601, e.g. "
+                         "2026-02-12T20:30:00Z, or seconds since 1970)")
+    return when
 
 
 def _params_only(given: dict[str, str]) -> dict[str, str]:

@@ -42,8 +42,9 @@ def param_options(skip: Iterable[str] = ()) -> list[Option]:
     return out
 
 
-MODEL = Option("--model", "model", "decision model: v3.0.7 (default), v2, v4.2 or turn-keep "
-               "(env COMPACT_DP_MODEL)", metavar="NAME")
+MODEL = Option("--model", "model", "decision model: v3.0.7, v2, v4.2, turn-keep or "
+               "cache-clock (env COMPACT_DP_MODEL; default: cache-clock for claude-code and "
+               "codex sessions, v3.0.7 otherwise)", metavar="NAME")
 JSON = Option("--json", "json", "print one JSON object", takes_value=False)
 EXPLAIN = Option("--explain", "explain", "show every term and the decision in words",
                  takes_value=False)
@@ -62,8 +63,23 @@ FORMAT = Option("--format", "format", "the file's format: auto (default: told fr
 TOKENS = Option("--tokens", "tokens", "message sizes: usage (from the recorded prompts; the "
                 "default when the session records them) or bytes (from the content)",
                 metavar="usage|bytes")
-DECIDE_OPTIONS = [FORMAT, TOKENS, MODEL, JSON, EXPLAIN, *POLICY, *param_options(), HELP,
-                  VERSION]
+KEEP = Option("--keep", "keep", "auto (default: none for claude-code and codex sessions, whose "
+              "agents keep no message when they compact; best otherwise), best (find the "
+              "best number of messages to keep) or none (decide only whether to compact now)",
+              metavar="auto|best|none")
+CACHE = [
+    Option("--price", "price", "price the decision as this model of the price table "
+           "(default: the session's own model; compact-dp prices lists them)",
+           metavar="MODEL"),
+    Option("--p-write", "p_write", "cache write $/MTok (cache-clock; default: the price "
+           "table's for the cache's TTL, else --p-input)", metavar="NUMBER"),
+    Option("--cache-ttl", "cache_ttl", "the cache's lifetime: 5m, 1h, 30m or seconds "
+           "(default: from the session's cache writes, else the provider's)", metavar="TTL"),
+    Option("--now", "now", "the moment of the decision, for the cache's state: ISO 8601 or "
+           "seconds since 1970 (default: now)", metavar="TIME"),
+]
+DECIDE_OPTIONS = [FORMAT, TOKENS, MODEL, KEEP, JSON, EXPLAIN, *POLICY, *param_options(),
+                  *CACHE, HELP, VERSION]
 
 
 class Parsed:

@@ -1,33 +1,36 @@
-"""``compact-dp replay FILE...``: compare compaction policies over recorded sessions."""
+"""``compact-dp replay FILE|DIR...``: what each compaction policy would have cost."""
 
 from __future__ import annotations
 
-import os
-
-from ..core.params import STATS, native_values, strict_number
+from ..core.params import STATS, strict_number
 from ..engine import model_named
 from ..environment import Env
 from ..errors import UsageError
+from .options import CACHE, FORMAT, KEEP, MODEL, TOKENS, Option, param_options
 from .typerkit import command
-from .options import MODEL, Option, param_options
 
-DEFAULT_POLICIES = ["dp", "never", "threshold:80"]
+DEFAULT_POLICIES = ["recorded", "dp", "never", "threshold:80"]
 DOC = """Replay recorded sessions and compare what each compaction policy would have cost.
 
-Policies: dp (this tool's decision and the forced fallback), never (compact only when the
-window would overflow), threshold:P (at P % of the window keep the last --keep-tokens
-tokens, cut on a user line).  Billing: docs/replay.md.
+FILE is a session in any format; a DIR is searched recursively (sub-agents' subagents/
+folders left out).  Policies: recorded (what happened: the recorded compactions, for
+sessions with usage), dp (this tool's decision and its forced fallback), never (compact
+only when the window would overflow), threshold:P (at P % of the window).  Billing follows
+the provider's cache rules and the session's clock; the recorded policy's simulation error
+against the recorded bill shows how far to trust the others (docs/replay.md).
 """
 OPTIONS = [
-    Option("--policy", "policy", "a policy to compare; repeat for several (default: dp, "
-           "never, threshold:80)", metavar="dp|never|threshold:P", multiple=True),
-    Option("--keep-tokens", "keep_tokens", "threshold:P keeps the last N tokens (default "
-           "20000)", metavar="N"),
-    Option("--plot", "plot", "also write the picture as SVG (FILE.svg)", metavar="FILE.svg"),
+    Option("--policy", "policy", "a policy to compare; repeat for several (default: "
+           "recorded, dp, never, threshold:80)", metavar="NAME", multiple=True),
+    FORMAT, TOKENS, MODEL, KEEP,
+    Option("--keep-tokens", "keep_tokens", "threshold:P keeps the last N tokens when "
+           "messages are kept (default 20000)", metavar="N"),
+    Option("--plot", "plot", "also write the picture as SVG (one file per session)",
+           metavar="FILE.svg"),
     Option("--json", "json", "print one JSON object", takes_value=False),
     Option("--jobs", "jobs", "replay sessions in N parallel processes (default 1)",
            metavar="N"),
-    MODEL,
+    *[o for o in CACHE if o.dest in ("price", "cache_ttl")],
     *param_options(skip=STATS),
 ]
 
@@ -43,54 +46,72 @@ def whole_number(text: str | None, where: str, default: int, low: int) -> int:
 
 
 def build(env: Env):
-    def replay(files: list[str] | None, policy: list[str] | None, keep_tokens: str | None,
-               plot: str | None, json: bool, jobs: str | None, model: str | None,
+    def replay(files: list[str] | None, policy: list[str] | None, json: bool,
                **given: str | None) -> int:
-        return replay_command(env, files or [], policy, keep_tokens, plot, json, jobs, model,
+        return replay_command(env, files or [], policy, json,
                               {k: v for k, v in given.items() if v is not None})
-    return command("replay", replay, OPTIONS, "Recorded conversation files.", DOC)
+    return command("replay", replay, OPTIONS, "Session files or folders.", DOC)
 
 
-def replay_command(env: Env, files: list[str], policy: list[str] | None,
-                   keep_tokens: str | None, plot: str | None, json_out: bool,
-                   jobs_text: str | None, model_name: str | None, given: dict[str, str]
-                   ) -> int:
+def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_out: bool,
+                   given: dict[str, str]) -> int:
+    from ..core.params import BY_AWK, native_values
+    from ..replay.batch import Options, find_sessions, run_batch
     from ..replay.simulate import make_policy
-    from ..replay.view import render_text, to_json
+    from ..sessions.read import TOKEN_MODES
 
-    if not files:
-        raise UsageError("replay needs at least one conversation FILE")
-    model = model_named(model_name, env.environ)
-    if model.turn_keep:
-        raise UsageError("replay's dp policy needs a cost model (v3.0.7, v2, v4.2)")
-    values = native_values(given, env.environ)
-    keep = whole_number(keep_tokens, "--keep-tokens", 20000, 0)
-    jobs = whole_number(jobs_text, "--jobs", 1, 1)
+    if not paths:
+        raise UsageError("replay needs at least one session FILE or DIR")
+    model = model_named(given.pop("model")) if "model" in given else None
+    if model is not None and model.turn_keep:
+        raise UsageError("replay's dp policy needs a cost model, not turn-keep")
+    keep = given.pop("keep", "auto")
+    if keep not in ("auto", "best", "none"):
+        raise UsageError(f"--keep: {keep!r} is not one of auto, best, none")
+    keep_tokens = whole_number(given.pop("keep_tokens", None), "--keep-tokens", 20000, 0)
+    jobs = whole_number(given.pop("jobs", None), "--jobs", 1, 1)
+    plot = given.pop("plot", None)
     if plot is not None:
         check_plot_path(plot)
+    fmt, tokens = given.pop("format", "auto"), given.pop("tokens", "auto")
+    if tokens not in TOKEN_MODES:
+        raise UsageError(f"--tokens: {tokens!r} is not one of usage, bytes (or auto)")
+    price, cache_ttl = given.pop("price", None), given.pop("cache_ttl", None)
+    params = {k: v for k, v in given.items() if k in BY_AWK}
+    native_values(params, env.environ)          # bad values fail before any reading
     policies = policy or DEFAULT_POLICIES
     for p in policies:
-        make_policy(p, values, model, keep)       # reject bad specs up front
-    for f in files:
-        if os.path.isdir(f):
-            raise UsageError(f"cannot open {f}: is a directory")
-    args = [(f, policies, values, model, keep) for f in files]
-    if jobs > 1 and len(files) > 1:
-        from concurrent.futures import ProcessPoolExecutor
-        with ProcessPoolExecutor(min(jobs, len(files))) as pool:
-            results = list(pool.map(_replay_one, args))
-    else:
-        results = [_replay_one(a) for a in args]
+        make_policy(p)
+    files = find_sessions(paths)
+    if not files:
+        raise UsageError(f"no session files under {', '.join(paths)}")
+    options = Options(policies, params, model, keep, keep_tokens, fmt, tokens, price,
+                      cache_ttl, dict(env.environ))
+    results = _run(files, options, jobs, env, show_progress=len(files) > 1)
+    explicit = [r for r in results if "error" in r and
+                (not r.get("skippable") or r["session"] in paths)]
+    if explicit:
+        raise UsageError(explicit[0]["error"].split(": ", 1)[-1])
     if plot:
-        write_plots(plot, results)
+        write_plots(plot, [r for r in results if "runs" in r])
+    from ..replay.view import render_text, to_json
     if json_out:
         return env.write(to_json(results) + "\n")
-    return env.write(render_text(results, env))
+    return env.write(render_text(results, env, pictures=len(results) <= 20))
 
 
-def _replay_one(args):
-    from ..replay.simulate import replay_session
-    return replay_session(*args)
+def _run(files: list[str], options, jobs: int, env: Env, show_progress: bool) -> list[dict]:
+    """Replay with a rich progress bar on a terminal's standard error."""
+    from ..replay.batch import run_batch
+    if not (show_progress and env.stderr_isatty):
+        return run_batch(files, options, jobs)
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(file=env.stderr), transient=True) as bar:
+        task = bar.add_task("replaying", total=len(files))
+        return run_batch(files, options, jobs,
+                         lambda n: bar.update(task, completed=n))
 
 
 def check_plot_path(path: str) -> None:
@@ -102,6 +123,8 @@ def check_plot_path(path: str) -> None:
 
 def write_plots(path: str, results: list[dict]) -> None:
     """The SVG picture of the first session (with several, one file per session)."""
+    import os
+
     from ..files import write_atomic
     from ..replay.svg import plot_svg
     root, ext = os.path.splitext(path)

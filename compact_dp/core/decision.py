@@ -56,12 +56,13 @@ def align_to_user_line(keep: int, nr: int, users: list[int]) -> int:
 
 
 def decide_conversation(values: dict[str, AwkValue], conv: Conversation, model: Model,
-                        *, whole: bool = False, derived: Derived | None = None) -> Decision:
+                        *, whole: bool = False, p_write: float | None = None,
+                        cold: bool = False) -> Decision:
     """The decision: the lines to keep (0 = do not compact), with every number behind it.
 
     ``whole``: the agent keeps no message when it compacts (Claude Code), so only *whether*
-    to compact now is decided.  ``derived``: quantities already derived (the cache-aware
-    front ends add their prices and cache state to them).
+    to compact now is decided.  ``p_write``, ``cold``: the cache-aware model's write price
+    and whether the cache expired since the last request (ignored by the other models).
     """
     if model.turn_keep:
         return turn_keep(values["ratio"].num, conv)
@@ -71,7 +72,9 @@ def decide_conversation(values: dict[str, AwkValue], conv: Conversation, model: 
     if NR == 0:
         return dec
     prefix = prefix_sums(conv.sizes)
-    d = derived if derived is not None else derive(values, conv, model)
+    d = derive(values, conv, model)
+    if model.cache_aware:
+        d.p_write, d.cold = p_write, cold
     dec.derived = d
     lo, hi = candidate_bounds(d, whole)
     dec.candidates = max(0, hi - lo + 1)

@@ -21,12 +21,12 @@ class Model:
     """What distinguishes one model from another; all share one core."""
 
     __slots__ = ("name", "summary", "v2_users", "quality", "quality_gate",
-                 "repriced_summary", "keep_guards", "turn_keep")
+                 "repriced_summary", "keep_guards", "turn_keep", "cache_aware")
 
     def __init__(self, name: str, summary: str, *, v2_users: bool = False,
                  quality: bool = True, quality_gate: bool = False,
                  repriced_summary: bool = False, keep_guards: bool = False,
-                 turn_keep: bool = False):
+                 turn_keep: bool = False, cache_aware: bool = False):
         self.name = name
         self.summary = summary
         self.v2_users = v2_users                  # v2's user-line test (a prefix)
@@ -35,6 +35,7 @@ class Model:
         self.repriced_summary = repriced_summary  # ③ pays p_input for the history
         self.keep_guards = keep_guards            # a keep ceiling and a minimum kept size
         self.turn_keep = turn_keep                # the forced fallback, not a cost model
+        self.cache_aware = cache_aware            # write prices and the cache's TTL
 
     @property
     def reads(self) -> frozenset[str]:
@@ -60,8 +61,11 @@ MODEL_TABLE: dict[str, Model] = {m.name: m for m in (
           quality_gate=True, repriced_summary=True, keep_guards=True),
     Model("turn-keep", "the forced-compaction fallback: keep the last share of user turns",
           quality=False, turn_keep=True),
+    Model("cache-clock", "v3.0.7 with cache write prices, the cache's TTL and cold caches",
+          cache_aware=True),
 )}
 MODELS = tuple(MODEL_TABLE)
+AWK_MODELS = ("v3.0.7", "v2", "v4.2", "turn-keep")   # bash-agent's: the awk form runs these
 DEFAULT_MODEL = MODEL_TABLE["v3.0.7"]
 
 

@@ -24,8 +24,8 @@ def nice_step(span: float, ticks: int = 5) -> float:
 
 
 def plot_svg(title: str, runs) -> str:
-    """runs: objects with .policy, .requests (each with .input) and .compactions (each
-    with .request, the index of the request it came before)."""
+    """runs: objects with .policy, .requests (each with .prompt) and .compactions (each
+    with .before, the index of the request it came before)."""
     n = max((len(r.requests) for r in runs), default=0)
     top = max((r.peak_context for r in runs), default=0) or 1
     ystep = nice_step(top)
@@ -68,7 +68,7 @@ def plot_svg(title: str, runs) -> str:
                '</text>')
     for j, run in enumerate(runs):
         colour = COLOURS[j % len(COLOURS)]
-        points = " L ".join(f"{x(i):.1f} {y(r.input):.1f}" for i, r in enumerate(run.requests))
+        points = " L ".join(f"{x(i):.1f} {y(r.prompt):.1f}" for i, r in enumerate(run.requests))
         name = escape(run.policy)
         if points:
             out.append(f'<path class="policy" data-policy="{name}" d="M {points}" '
@@ -76,14 +76,14 @@ def plot_svg(title: str, runs) -> str:
         if len(run.requests) == 1:            # a path of one point draws nothing: a dot
             r0 = run.requests[0]
             out.append(f'<circle class="point" data-policy="{name}" cx="{x(0):.1f}" '
-                       f'cy="{y(r0.input):.1f}" r="3" fill="{colour}"/>')
+                       f'cy="{y(r0.prompt):.1f}" r="3" fill="{colour}"/>')
         for c in run.compactions:
-            if c.request < len(run.requests):
-                r = run.requests[c.request]
+            if c.before < len(run.requests):
+                r = run.requests[c.before]
                 out.append(f'<circle class="compaction" data-policy="{name}" '
-                           f'cx="{x(c.request):.1f}" cy="{y(r.input):.1f}" r="4" '
+                           f'cx="{x(c.before):.1f}" cy="{y(r.prompt):.1f}" r="4" '
                            f'fill="{colour}"><title>{name}: compaction before request '
-                           f'{c.request + 1}, {c.dropped_tokens:,} tokens summarised'
+                           f'{c.before + 1}, {c.dropped_tokens:,.0f} tokens summarised'
                            f'</title></circle>')
         ly = TOP + 10 + 22 * j
         out.append(f'<line x1="{WIDTH - RIGHT + 20}" y1="{ly}" x2="{WIDTH - RIGHT + 44}" '

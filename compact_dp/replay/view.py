@@ -1,4 +1,5 @@
-"""Showing replays: a rich table per session, a terminal picture, the total, and JSON."""
+"""Showing replays: a table per session (fitted to the width), a terminal picture of the
+input tokens per request, the total over many sessions, and JSON."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ from ..environment import Env
 from ..views.console import buffered_console, fitted_table, text_of
 
 BARS = "▁▂▃▄▅▆▇█"
+# (header, priority when the width is short: lower is kept longer)
+COLUMNS = (("policy", 0), ("compactions", 2), ("input $", 1), ("summaries $", 4),
+           ("peak input", 5), ("cached", 6), ("vs recorded", 1))
 
 
 def sparkline(values: list[float], width: int, top: float) -> str:
@@ -13,9 +17,9 @@ def sparkline(values: list[float], width: int, top: float) -> str:
     if not values:
         return ""
     cells = []
-    for c in range(min(width, len(values))):
-        lo = c * len(values) // min(width, len(values))
-        hi = (c + 1) * len(values) // min(width, len(values))
+    n = min(width, len(values))
+    for c in range(n):
+        lo, hi = c * len(values) // n, (c + 1) * len(values) // n
         v = max(values[lo:hi])
         cells.append(BARS[min(len(BARS) - 1, int(v / top * (len(BARS) - 1) + 0.5))]
                      if top > 0 else BARS[0])
@@ -36,88 +40,137 @@ def dollars(x: float) -> str:
     return f"${x:,.3f}"
 
 
-# (header, priority when the width is short: lower is kept longer)
-COLUMNS = (("policy", 0), ("calls", 4), ("compactions", 2), ("total $", 1),
-           ("summary $", 5), ("peak input", 3), ("mean input", 6), ("cached", 7))
+def comparison(summary: dict, recorded: dict | None, baseline: dict | None) -> str:
+    """The recorded policy: its simulation error against the bill; the others: what they
+    save against the recorded policy (input and summaries)."""
+    if recorded is None or baseline is None:
+        return "-"
+    if summary["policy"] == "recorded":
+        return f"{simulation_error(summary, recorded):+.2%} error"
+    saving = baseline["comparable_cost"] - summary["comparable_cost"]
+    share = saving / baseline["comparable_cost"] if baseline["comparable_cost"] else 0.0
+    verb = "saves" if saving >= 0 else "costs"
+    return f"{verb} {dollars(abs(saving))} ({abs(share):.0%})"
 
 
-def row(summary: dict) -> list[str]:
-    """One table row from a Run.summary() or a totals() entry."""
+def simulation_error(summary: dict, recorded: dict) -> float:
+    """The recorded policy's input cost against the bill (like with like: a summary request
+    the recording does not show is left out)."""
+    bill = recorded["input_cost"]
+    simulated = summary["input_cost"] - summary["unrecorded_cost"]
+    return (simulated - bill) / bill if bill else 0.0
+
+
+def row(summary: dict, recorded: dict | None, baseline: dict | None) -> list[str]:
     forced = f" ({summary['forced']:,} forced)" if summary["forced"] else ""
-    return [summary["policy"], f"{summary['requests']:,}", f"{summary['compactions']:,}" + forced,
-            dollars(summary["total_cost"]), dollars(summary["summary_cost"]),
-            f"{summary['peak_context']:,.0f}", f"{summary['mean_context']:,.0f}",
-            f"{summary['cache_hit_share']:.1%}"]
+    return [summary["policy"], f"{summary['compactions']:,}" + forced,
+            dollars(summary["input_cost"]), dollars(summary["summary_output_cost"]),
+            f"{summary['peak_context']:,.0f}", f"{summary['cache_hit_share']:.1%}",
+            comparison(summary, recorded, baseline)]
+
+
+def table(title: str, summaries: list[dict], recorded: dict | None, width: int,
+          styled: bool):
+    baseline = next((s for s in summaries if s["policy"] == "recorded"), None)
+    columns = COLUMNS if recorded and baseline else COLUMNS[:-1]
+    return fitted_table([h for h, _ in columns],
+                        [row(s, recorded, baseline)[:len(columns)] for s in summaries],
+                        [p for _, p in columns], width, styled, left=1, title=title)
+
+
+def bill_line(recorded: dict) -> str:
+    return (f"recorded bill: input {dollars(recorded['input_cost'])} over "
+            f"{recorded['requests']:,} requests ({recorded['cache_read_tokens']:,} read, "
+            f"{recorded['cache_write_5m_tokens'] + recorded['cache_write_1h_tokens']:,} "
+            f"written); output {dollars(recorded['output_cost'])}, from mid-stream "
+            "snapshots that undercount, so priced apart")
 
 
 def render_text(results: list[dict], env: Env, width: int | None = None,
-                styled: bool | None = None) -> str:
+                styled: bool | None = None, pictures: bool = True) -> str:
     """Per session a table and a sparkline per policy; a total table for several."""
     from rich.text import Text
 
     console = buffered_console(env, width, styled)
     styled = console.is_terminal and not console.no_color
     width = console.width
-    for res in results:
+    good = [r for r in results if "runs" in r]
+    for res in good:
         runs = res["runs"]
-        console.print(_table(f"{res['session']} · {res['lines']:,} lines",
-                             [r.summary() for r in runs], width, styled))
-        top = max((r.peak_context for r in runs), default=0)
-        name_w = max(len(r.policy) for r in runs) + 1
-        cells = max(10, width - name_w - 2)
-        console.print(Text(f"input tokens per request (▁ = 0 … █ = {top:,.0f}); ▲ = "
-                           "compaction", style="dim"))
-        for r in runs:
-            values = [q.input for q in r.requests]
-            console.print(f"{r.policy:<{name_w}} " + sparkline(values, cells, top))
-            console.print(" " * (name_w + 1) + marks(len(values),
-                                                     [c.request for c in r.compactions],
-                                                     cells))
+        summaries = [r.summary() for r in runs]
+        title = (f"{res['session']} · {res['format']} · {res['requests']:,} requests · "
+                 f"model {res['model']}, keep {res['keep']}")
+        console.print(table(title, summaries, res.get("recorded"), width, styled))
+        if res.get("recorded"):
+            console.print(Text(bill_line(res["recorded"]), style="dim"))
+        if pictures:
+            _pictures(console, runs, width)
         console.print()
-    if len(results) > 1:
-        console.print(_table(f"total · {len(results):,} sessions", totals(results), width,
-                             styled))
+    if len(good) > 1:
+        total = totals_of(good)
+        console.print(table(f"total · {total['sessions']:,} sessions", total["policies"],
+                            total["recorded"], width, styled))
+        if total["recorded"]:
+            console.print(Text(bill_line(total["recorded"]), style="dim"))
+    skipped = [r for r in results if "runs" not in r]
+    if skipped:
+        console.print(Text(f"{len(skipped):,} file(s) left out: " +
+                           "; ".join(r["error"] for r in skipped[:3]) +
+                           (" …" if len(skipped) > 3 else ""), style="dim"))
     return text_of(console)
 
 
-def _table(title: str, summaries: list[dict], width: int, styled: bool):
-    return fitted_table([h for h, _ in COLUMNS], [row(s) for s in summaries],
-                        [p for _, p in COLUMNS], width, styled, left=1, title=title)
+def _pictures(console, runs, width: int) -> None:
+    from rich.text import Text
+
+    top = max((r.peak_context for r in runs), default=0)
+    name_w = max(len(r.policy) for r in runs) + 1
+    cells = max(10, width - name_w - 2)
+    console.print(Text(f"input tokens per request (▁ = 0 … █ = {top:,.0f}); ▲ = compaction",
+                       style="dim"))
+    for r in runs:
+        values = [q.prompt for q in r.requests]
+        console.print(f"{r.policy:<{name_w}} " + sparkline(values, cells, top))
+        console.print(" " * (name_w + 1) + marks(len(values),
+                                                 [c.before for c in r.compactions], cells))
 
 
-def totals(results: list[dict]) -> list[dict]:
-    """Per policy over all sessions: sums, the peak, request-weighted means."""
-    out = []
-    for j, first in enumerate(results[0]["runs"]):
-        runs = [res["runs"][j] for res in results]
-        n = sum(len(r.requests) for r in runs)
-        inputs = sum(r.mean_context * len(r.requests) for r in runs)
-        cached = sum(r.cache_hit_share * r.mean_context * len(r.requests) for r in runs)
-        out.append({"policy": first.policy, "requests": n,
-                    "compactions": sum(len(r.compactions) for r in runs),
-                    "forced": sum(sum(c.forced for c in r.compactions) for r in runs),
-                    "total_cost": sum(r.total_cost for r in runs),
-                    "summary_cost": sum(r.summary_cost for r in runs),
-                    "peak_context": max(r.peak_context for r in runs),
-                    "mean_context": inputs / n if n else 0,
-                    "cache_hit_share": cached / inputs if inputs else 0.0})
-    return out
+def totals_of(results: list[dict]) -> dict:
+    from .batch import totals
+    return totals(results)
 
 
 def to_json(results: list[dict]) -> str:
-    import orjson
+    from ..views.record import to_json as dumps
     sessions = []
     for res in results:
-        sessions.append({"session": res["session"], "lines": res["lines"], "policies": [
-            {**r.summary(),
-             "context": [q.input for q in r.requests],
-             "compaction_points": [{"request": c.request + 1, "line": c.line,
-                                    "dropped_lines": c.dropped_lines,
-                                    "dropped_tokens": c.dropped_tokens,
-                                    "kept_lines": c.kept_lines, "forced": c.forced,
-                                    "cost": c.cost} for c in r.compactions]}
-            for r in res["runs"]]})
-    out = {"sessions": sessions}
-    if len(results) > 1:
-        out["total"] = totals(results)
-    return orjson.dumps(out).decode()
+        if "runs" not in res:
+            sessions.append({"session": res["session"], "error": res["error"]})
+            continue
+        summaries = [r.summary() for r in res["runs"]]
+        baseline = next((s for s in summaries if s["policy"] == "recorded"), None)
+        recorded = res.get("recorded")
+        policies = []
+        for run, s in zip(res["runs"], summaries):
+            extra: dict = {}
+            if recorded and baseline:
+                if s["policy"] == "recorded":
+                    extra["simulation_error"] = simulation_error(s, recorded)
+                else:
+                    extra["saving"] = baseline["comparable_cost"] - s["comparable_cost"]
+            policies.append({**s, **extra, "context": [q.prompt for q in run.requests],
+                             "compaction_points": [
+                                 {"request": c.before + 1, "time": c.time,
+                                  "dropped_messages": c.dropped_messages,
+                                  "dropped_tokens": c.dropped_tokens,
+                                  "kept_messages": c.kept_messages, "forced": c.forced,
+                                  "input_cost": c.request.input_cost,
+                                  "output_cost": c.request.output_cost}
+                                 for c in run.compactions]})
+        entry = {k: v for k, v in res.items() if k != "runs"}
+        entry["policies"] = policies
+        sessions.append(entry)
+    out: dict = {"sessions": sessions}
+    if len([r for r in results if "runs" in r]) > 1:
+        out["total"] = totals_of(results)
+    return dumps(out)

@@ -48,7 +48,8 @@ class ClaudeCodeReader:
 
     format = FORMAT
 
-    def __init__(self) -> None:
+    def __init__(self, sidechains: bool = False) -> None:
+        self.sidechains = sidechains            # read sub-agents' lines too (their files)
         self.kinds: list[str] = []
         self.nbytes: list[int] = []
         # per request: [seen, time, model, input, write_5m, write_1h, read, output, segment]
@@ -80,8 +81,9 @@ class ClaudeCodeReader:
         if not isinstance(obj, dict):
             return
         kind = obj.get("type")
+        side = obj.get("isSidechain") and not self.sidechains
         if kind == "system":
-            if obj.get("subtype") == "compact_boundary" and not obj.get("isSidechain"):
+            if obj.get("subtype") == "compact_boundary" and not side:
                 meta = obj.get("compactMetadata") or {}
                 self.compactions.append([len(self.kinds), parse_time(obj.get("timestamp")),
                                          meta.get("trigger"), meta.get("preTokens")])
@@ -89,7 +91,7 @@ class ClaudeCodeReader:
             return
         if kind not in ("user", "assistant"):
             return
-        if obj.get("isSidechain"):
+        if side:
             self.skipped["sidechain"] += 1
             return
         message = obj.get("message")

@@ -81,6 +81,7 @@ class Session:
         self._turns = turns                     # human turns, when the format counts them
         self.token_source = "bytes"             # "usage" or "bytes", once sized
         self.prefix: float | None = None        # V of the live context, once sized
+        self.segment_prefixes: list[float | None] = []   # V of each context (usage)
         self.summary_tokens: int | None = None  # the last compaction's summary, once sized
         self.warnings: list[str] = []
         self.users_v2: list[int] | None = None  # bash-agent: v2's user-line test

@@ -23,10 +23,10 @@ TOKEN_MODES = ("auto", "usage", "bytes")
 CLAUDE_MARKERS = (b'"user"', b'"assistant"', b'"system"')
 
 
-def reader_for(format: str):
+def reader_for(format: str, sidechains: bool = False):
     if format == "claude-code":
         from .claude_code import ClaudeCodeReader
-        return ClaudeCodeReader()
+        return ClaudeCodeReader(sidechains)
     if format == "codex":
         from .codex import CodexReader
         return CodexReader()
@@ -121,6 +121,18 @@ def read_session(paths: list[str], format: str = "auto", tokens: str = "auto",
     return size_session(session, tokens)
 
 
+def read_raw(path: str, format: str, sidechains: bool = False) -> Session:
+    """One file in a known format, read but not sized (sub-agents' files included)."""
+    stream = open_source(path, None)
+    try:
+        head = stream.read(HEAD)
+        return _jsonl(format, stream, head, path, sidechains)
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror or e}") from None
+    finally:
+        stream.close()
+
+
 def _bash_agent(paths: list[str], stream: IO[bytes], head: bytes,
                 stdin: IO[bytes] | None) -> Session:
     from ..core.scan import read_records
@@ -142,10 +154,11 @@ def _bash_agent(paths: list[str], stream: IO[bytes], head: bytes,
     return scanner.session(paths[0])
 
 
-def _jsonl(format: str, stream: IO[bytes], head: bytes, name: str) -> Session:
+def _jsonl(format: str, stream: IO[bytes], head: bytes, name: str,
+           sidechains: bool = False) -> Session:
     import json
 
-    reader = reader_for(format)
+    reader = reader_for(format, sidechains)
     if format == "openai" and head.lstrip()[:1] in (b"[", b"{") and \
             not _one_object_per_line(head):
         try:

@@ -71,6 +71,7 @@ def size_session(session: Session, mode: str = "auto") -> Session:
         per_byte = tokens_per_byte(session)
         prefixes = [_size_segment(session, seg, per_byte)
                     for seg in range(len(session.compactions) + 1)]
+        session.segment_prefixes = prefixes
         live = prefixes[-1]
         if live is None:                         # no request in the live context yet
             live = next((p for p in reversed(prefixes) if p is not None), None)

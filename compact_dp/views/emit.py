@@ -8,6 +8,10 @@ from ..core.policy import PolicyResult
 from ..environment import Env
 from ..sessions.model import Session
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..library import Question
+
 PLAIN, JSON, EXPLAIN = "plain", "json", "explain"
 
 
@@ -22,13 +26,12 @@ def plain(decision: Decision, policy: PolicyResult | None = None, end: str = "\n
 
 def emit(decision: Decision, env: Env, output: str = PLAIN,
          policy: PolicyResult | None = None, end: str = "\n",
-         session: Session | None = None,
-         sources: dict[str, tuple[float, str]] | None = None) -> int:
+         session: Session | None = None, question: Question | None = None) -> int:
     """Write the decision in the requested form and return the exit status; with a
     session, --json gains its ``session`` object and --explain its facts."""
     if output == JSON:
         from .record import session_record, to_dict, to_json
-        record = session_record(session, sources or {}) if session is not None else None
+        record = session_record(session, question) if session is not None else None
         return env.write(to_json(to_dict(decision, policy, record)) + "\n")
     if output == EXPLAIN:
         from .explain import render, session_lines
@@ -37,6 +40,5 @@ def emit(decision: Decision, env: Env, output: str = PLAIN,
         units = ("line", "user line") if session.format == "bash-agent" else \
             ("message", "user turn")
         return env.write(render(decision, env, policy,
-                                preamble=session_lines(session, sources or {}),
-                                units=units))
+                                preamble=session_lines(session, question), units=units))
     return env.write(plain(decision, policy, end))

@@ -15,6 +15,10 @@ from ..core.quantities import Terms
 from ..core.search import BenefitCurve, candidate_bounds, prefix_sums
 from ..environment import Env
 from ..sessions.model import Session
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..library import CacheClock, Question
 from .console import buffered_console, fitted_table, text_of
 from .words import lines as counted, money, reason
 
@@ -87,15 +91,15 @@ def derived_lines(dec: Decision) -> list[tuple[str, str, str]]:
     if d.max_keep is not None:
         lines += [("max_keep", f"{d.max_keep:,}",
                    "int(NR × (1 − min_keep_ratio) + 0.5), at most NR (v4.2)")]
-    lines += [("T", f"{d.T:,}", src.get("T", f"tokens in {d.NR:,} lines, "
-                                          "(bytes + 3) // 4 + 1 each"))]
+    size_rule = "(bytes + 3) // 4 + 1 each" if dec.unit == "line" else "sized as above"
+    lines += [("T", f"{d.T:,}", f"tokens in {d.NR:,} {dec.unit}s, {size_rule}")]
     return lines
 
 
-def session_lines(session: Session, sources: dict[str, tuple[float, str]]
+def session_lines(session: Session, question: Question | None
                   ) -> list[tuple[str, str, str]]:
-    """(name, value, where from) for the session: its format, the live context, and each
-    parameter it can supply."""
+    """(name, value, where from) for the session: its format, the live context, the prices,
+    the cache's state, and each parameter it can supply."""
     start, total = session.live_start, len(session.kinds)
     unit = "lines" if session.format == "bash-agent" else "messages"
     compactions = len(session.compactions)
@@ -111,15 +115,44 @@ def session_lines(session: Session, sources: dict[str, tuple[float, str]]
         others = [m for m in session.models if m != session.model]
         lines.append(("model id", "", f"{session.model}, the last request's"
                       + (f" (also: {', '.join(others)})" if others else "")))
+    if question is None:
+        return lines
+    p = question.prices
+    lines.append(("prices", p.model if p.known else "defaults",
+                  f"{question.price_source}" + (f", {p.date}" if p.date else "")))
+    cache = question.cache
+    if cache is not None:
+        lines.append(("cache", cache_words(cache), f"TTL {cache.ttl} ({cache.ttl_source}); "
+                      f"writes ${cache.p_write:g}/MTok ({cache.p_write_source})"))
     names = {"t": "turns", "total_requests": "requests", "total_compact": "compactions",
-             "total_input": "input", "V": "V"}
+             "total_input": "input", "V": "V", "S": "S"}
     for key, label in names.items():
-        if key in sources:
-            number, where = sources[key]
+        if key in question.sources:
+            number, where = question.sources[key]
             lines.append((label, f"{number:,.0f}", where))
-    for w in session.warnings:
+    for w in session.warnings + question.warnings:
         lines.append(("warning", "", w))
     return lines
+
+
+def cache_words(cache: CacheClock) -> str:
+    """"warm, 3 min left", "cold since 4.2 h", "unknown"."""
+    idle, left = cache.idle, cache.seconds_left
+    if idle is None or left is None:
+        return "unknown"
+    if cache.cold:
+        return f"cold since {duration(idle - cache.ttl_seconds)}"
+    return f"warm, {duration(left)} left"
+
+
+def duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 172800:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.0f} days"
 
 
 def runner_up(rows: list[Terms], best_k: int) -> Terms | None:

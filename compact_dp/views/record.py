@@ -13,6 +13,10 @@ from ..core.policy import PolicyResult
 from ..sessions.model import Session
 from .words import reason
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..library import Question
+
 TERM_FIELDS = ("K", "H", "savings", "cache_miss", "compact_cost", "info_loss", "quality",
                "benefit")
 
@@ -24,20 +28,24 @@ def number(x: object) -> object:
     return x
 
 
-def session_record(session: Session, sources: dict[str, tuple[float, str]]
-                   ) -> dict[str, object]:
-    """The ``session`` object of ``--json``: what the file holds and where each stat came
-    from (docs/output.md)."""
+def session_record(session: Session, question: Question | None) -> dict[str, object]:
+    """The ``session`` object of ``--json``: what the file holds, where each parameter came
+    from, the prices and the cache's state (docs/output.md)."""
     live = session.tokens[session.live_start:]
-    return {"format": session.format, "requests": len(session.requests),
+    sources = question.sources if question is not None else {}
+    out: dict[str, object] = {"format": session.format, "requests": len(session.requests),
             "compactions": len(session.compactions),
             "last_request_tokens": session.last_request_tokens,
             "user_turns": session.user_turns, "messages": len(live),
             "models": session.models, "tokens": session.token_source,
             "context_tokens": sum(live), "prefix_tokens": number(session.prefix),
             "summary_tokens": session.summary_tokens,
+            "last_request_at": session.last_request.time if session.last_request else None,
             "sources": {name: words for name, (_, words) in sources.items()},
-            "warnings": list(session.warnings)}
+            "warnings": list(session.warnings) + (question.warnings if question else [])}
+    if question is not None:
+        out.update(question.record())
+    return out
 
 
 def to_dict(dec: Decision, policy: PolicyResult | None = None,

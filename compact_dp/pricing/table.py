@@ -1,0 +1,116 @@
+"""The dated price table (``prices.json``, shipped with the package) and lookups in it.
+
+Every entry says where its numbers come from and when they were read: prices change, and a
+bill recomputed with last year's prices is wrong in a way nobody notices.  Model ids are
+matched exactly, then through aliases, then without a date suffix (``-20251001``) or a
+``[1m]`` context marker.  An id the table does not know gets ``None`` — the caller warns and
+uses the documented defaults, never a guess from a similar name.
+"""
+
+from __future__ import annotations
+
+import os
+
+TABLE_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prices.json")
+TTL_SECONDS = {"5m": 300.0, "30m": 1800.0, "1h": 3600.0}
+LONG_CONTEXT = 1_000_000            # a "[1m]" model id: the 1M-token window
+
+_TABLE: dict | None = None
+
+
+class Prices:
+    """One model's $/MTok prices, its cache rules and its window."""
+
+    __slots__ = ("model", "provider", "input", "output", "cache_read", "cache_write",
+                 "default_ttl", "context_window", "source", "date", "note", "known")
+
+    def __init__(self, model: str, provider: str, input: float, output: float,
+                 cache_read: float, cache_write: dict[str, float] | None, default_ttl: str,
+                 context_window: int, source: str = "", date: str = "", note: str = "",
+                 known: bool = True):
+        self.model, self.provider = model, provider
+        self.input, self.output, self.cache_read = input, output, cache_read
+        self.cache_write = cache_write              # None: no write premium
+        self.default_ttl, self.context_window = default_ttl, context_window
+        self.source, self.date, self.note, self.known = source, date, note, known
+
+    def write(self, ttl: str | None = None) -> float:
+        """$/MTok of a cache write with that TTL: the premium, or plain input."""
+        if not self.cache_write:
+            return self.input
+        ttl = ttl or self.default_ttl
+        if ttl in self.cache_write:
+            return self.cache_write[ttl]
+        return self.cache_write.get(self.default_ttl, self.input)
+
+    def ttl_seconds(self, ttl: str | None = None) -> float:
+        return parse_ttl(ttl or self.default_ttl)
+
+    def as_dict(self) -> dict[str, object]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+def parse_ttl(text: str | float) -> float:
+    """``5m``, ``30m``, ``1h`` or a number of seconds."""
+    if isinstance(text, (int, float)):
+        return float(text)
+    if text in TTL_SECONDS:
+        return TTL_SECONDS[text]
+    unit = {"s": 1.0, "m": 60.0, "h": 3600.0}.get(text[-1:], None)
+    number = text[:-1] if unit else text
+    try:
+        value = float(number) * (unit or 1.0)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a TTL (5m, 1h, 30m or seconds)") from None
+    if not value > 0:
+        raise ValueError(f"{text!r} is not a TTL (it must be positive)")
+    return value
+
+
+def table() -> dict:
+    """The whole table (read once)."""
+    global _TABLE
+    if _TABLE is None:
+        import json
+        with open(TABLE_FILE, encoding="utf-8") as f:
+            _TABLE = json.load(f)
+    return _TABLE
+
+
+def entries() -> list[Prices]:
+    return [_prices(e) for e in table()["models"]]
+
+
+def _prices(e: dict, window: int | None = None) -> Prices:
+    return Prices(e["model"], e["provider"], float(e["input"]), float(e["output"]),
+                  float(e["cache_read"]),
+                  {k: float(v) for k, v in e["cache_write"].items()} if e["cache_write"]
+                  else None, e["default_ttl"], window or int(e["context_window"]),
+                  e.get("source", ""), e.get("date", ""), e.get("note", ""))
+
+
+def _strip_date(model: str) -> str:
+    head, _, tail = model.rpartition("-")
+    return head if len(tail) == 8 and tail.isdigit() else model
+
+
+def find(model: str | None) -> Prices | None:
+    """The table's entry for a model id, or None when the table does not know it."""
+    if not model:
+        return None
+    window = None
+    name = model.strip()
+    if name.lower().endswith("[1m]"):
+        name, window = name[:-4], LONG_CONTEXT
+    for candidate in (name, _strip_date(name)):
+        for e in table()["models"]:
+            if candidate == e["model"] or candidate in e.get("aliases", ()):
+                return _prices(e, window)
+    return None
+
+
+def defaults(p_input: float, p_cache: float, p_out: float, window: float,
+             model: str = "(defaults)") -> Prices:
+    """Prices from the parameters (no write premium, a 5-minute TTL)."""
+    return Prices(model, "unknown", p_input, p_out, p_cache, None, "5m", int(window),
+                  known=False)

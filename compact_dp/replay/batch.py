@@ -1,0 +1,146 @@
+"""Replaying many sessions: find them, replay each (in parallel processes with --jobs),
+and add them up.
+
+A worker returns plain data — summaries, the recorded bill, the context of every request —
+so a process pool pays off: nothing large crosses back.  A folder is searched recursively;
+files under a ``subagents/`` folder are sub-agents' sidechains, not sessions, and files that
+are not sessions are skipped with a count, so one stray file does not stop a thousand.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..core.models import Model
+from ..errors import CompactDpError, FormatError, UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Iterable
+
+
+class Options:
+    """Everything a worker needs to replay one file (picklable)."""
+
+    def __init__(self, policies: list[str], params: dict[str, str], model: Model | None,
+                 keep: str, keep_tokens: int, format: str, tokens: str, price: str | None,
+                 cache_ttl: str | None, environ: dict[str, str]):
+        self.policies, self.params, self.model = policies, params, model
+        self.keep, self.keep_tokens = keep, keep_tokens
+        self.format, self.tokens, self.price, self.cache_ttl = format, tokens, price, cache_ttl
+        self.environ = environ
+
+
+def find_sessions(paths: list[str]) -> list[str]:
+    """The files to replay: files as given; folders searched recursively for *.jsonl and
+    *.json, leaving out sub-agents' ``subagents/`` folders."""
+    out: list[str] = []
+    for path in paths:
+        if not os.path.isdir(path):
+            out.append(path)
+            continue
+        found = []
+        for root, dirs, files in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if d != "subagents")
+            found += [os.path.join(root, f) for f in files if f.endswith((".jsonl", ".json"))]
+        out += sorted(found)
+    return out
+
+
+def replay_file(path: str, options: Options) -> dict:
+    """One session: its facts, the recorded bill (with usage), and every policy's run."""
+    from ..library import FORMAT_DEFAULTS, model_named
+    from ..sessions.read import read_session
+    from .simulate import recorded_bill, replay_session, setting_for
+
+    session = read_session([path], options.format, options.tokens)
+    fmt = FORMAT_DEFAULTS.get(session.format, FORMAT_DEFAULTS["bash-agent"])
+    model = options.model or model_named(options.environ.get("COMPACT_DP_MODEL") or
+                                         fmt.model)
+    if model.turn_keep:
+        raise UsageError("replay's dp policy needs a cost model, not turn-keep")
+    keep = fmt.keep if options.keep == "auto" else options.keep
+    setting = setting_for(session, options.params, model, keep == "none",
+                          options.keep_tokens, options.cache_ttl, options.price,
+                          options.environ)
+    policies = [p for p in options.policies if p != "recorded" or session.has_usage]
+    runs = replay_session(setting, policies)
+    result: dict = {"session": path, "format": session.format,
+                    "messages": len(session.kinds), "requests": len(session.requests),
+                    "model": model.name, "keep": keep, "runs": runs,
+                    "warnings": list(session.warnings)}
+    if session.has_usage:
+        result["recorded"] = recorded_bill(session, setting.compaction_usage,
+                                           setting.prices)
+    return result
+
+
+def _worker(args: tuple[str, Options]) -> dict:
+    path, options = args
+    try:
+        return replay_file(path, options)
+    except CompactDpError as e:
+        return {"session": path, "error": e.line(), "skippable": isinstance(e, FormatError)}
+
+
+def run_batch(paths: list[str], options: Options, jobs: int,
+              progress: Callable[[int], None] | None = None) -> list[dict]:
+    """Replay every file, in order, in ``jobs`` processes; ``progress(n)`` after each."""
+    work = [(p, options) for p in paths]
+    results: list[dict] = []
+    if jobs > 1 and len(paths) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        with ProcessPoolExecutor(min(jobs, len(paths))) as pool:
+            chunk = max(1, len(paths) // (jobs * 8))
+            for result in pool.map(_worker, work, chunksize=chunk):
+                results.append(result)
+                if progress:
+                    progress(len(results))
+    else:
+        for item in work:
+            results.append(_worker(item))
+            if progress:
+                progress(len(results))
+    return results
+
+
+def totals(results: Iterable[dict]) -> dict:
+    """Per policy over all sessions: sums, the peak, request-weighted means; and the
+    recorded bills added up."""
+    per: dict[str, dict] = {}
+    recorded: dict[str, float] = {}
+    sessions = 0
+    for res in results:
+        if "runs" not in res:
+            continue
+        sessions += 1
+        for key, value in (res.get("recorded") or {}).items():
+            if isinstance(value, (int, float)):
+                recorded[key] = recorded.get(key, 0) + value
+        for run in res["runs"]:
+            s = run.summary() if hasattr(run, "summary") else run
+            t = per.setdefault(s["policy"], {"policy": s["policy"], "sessions": 0,
+                                             "requests": 0, "compactions": 0, "forced": 0,
+                                             "input_cost": 0.0, "output_cost": 0.0,
+                                             "summary_cost": 0.0,
+                                             "summary_output_cost": 0.0,
+                                             "comparable_cost": 0.0,
+                                             "cache_read_tokens": 0.0,
+                                             "cache_write_tokens": 0.0, "peak_context": 0.0,
+                                             "_inputs": 0.0})
+            t["sessions"] += 1
+            for key in ("requests", "compactions", "forced", "input_cost", "output_cost",
+                        "summary_cost", "summary_output_cost", "comparable_cost",
+                        "cache_read_tokens", "cache_write_tokens"):
+                t[key] += s[key]
+            t["peak_context"] = max(t["peak_context"], s["peak_context"])
+            t["_inputs"] += s["mean_context"] * s["requests"]
+    out = []
+    for t in per.values():
+        inputs = t.pop("_inputs")
+        t["mean_context"] = inputs / t["requests"] if t["requests"] else 0.0
+        total = t["cache_read_tokens"] + t["cache_write_tokens"]
+        t["cache_hit_share"] = t["cache_read_tokens"] / total if total else 0.0
+        t["total_cost"] = t["input_cost"] + t["output_cost"]
+        out.append(t)
+    return {"sessions": sessions, "policies": out, "recorded": recorded or None}
