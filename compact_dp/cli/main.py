@@ -17,7 +17,8 @@ import sys
 from ..environment import Env
 from ..errors import EXIT_ERROR, EXIT_INTERRUPTED, CompactDpError, UsageError
 
-COMMANDS = ("replay", "prices", "help", "hooks")
+COMMANDS = ("replay", "prices", "statusline", "hook", "install", "uninstall", "help",
+            "hooks")
 
 
 def is_awk_form(argv: list[str]) -> bool:
@@ -63,6 +64,12 @@ def dispatch(argv: list[str], env: Env) -> int:
     if command == "hooks":
         from .hookspath import run as run_hooks
         return run_hooks(rest, env)
+    if command == "statusline":                # light: Claude Code runs it every message
+        from ..integrations.statusline import run as run_statusline
+        return run_statusline(rest, env)
+    if command == "hook":
+        from ..integrations.hooks import run as run_hook
+        return run_hook(rest, env)
     from .app import run as run_app
     return run_app(command, rest, env)
 

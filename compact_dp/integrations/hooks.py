@@ -1,0 +1,102 @@
+"""Claude Code hooks: ``compact-dp hook user-prompt-submit`` and ``hook pre-compact``.
+
+No hook can start a compaction.  Two can help:
+
+* **UserPromptSubmit** adds a sentence to the model's context when compacting now pays, so
+  the model can suggest ``/compact`` to the user; otherwise it prints nothing.
+* **PreCompact** (opt-in) blocks an *automatic* compaction that does not pay yet — never a
+  manual one, and never when the context is within a safety margin of the window, where
+  not compacting would fail the next request.  (Claude Code honours the block from 2.1.105
+  on; older versions ignore it.)
+
+Both read the hook's JSON on stdin, never write the transcript, and never fail Claude
+Code: any internal error is a line on stderr and exit 0.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from ..environment import Env
+
+SAFETY_PERCENT = 10.0      # never block within this share of the window's end
+
+USAGE = """Usage: compact-dp hook user-prompt-submit
+       compact-dp hook pre-compact [--margin PERCENT]
+
+Claude Code hooks (JSON on stdin). user-prompt-submit adds a note to the context when
+compacting now pays; pre-compact blocks an automatic compaction that does not pay yet,
+unless the context is within PERCENT (default 10) of the window.
+"""
+
+
+def _decide(hook: dict, environ):
+    from ..library import decide_session
+    from ..sessions.incremental import read_incremental
+    path = hook.get("transcript_path")
+    if not isinstance(path, str) or not path:
+        return None, None
+    session = read_incremental(os.path.expanduser(path),
+                               environ.get("COMPACT_DP_CACHE")).session
+    answered, question = decide_session(session, env=environ, now=time.time())
+    return answered.decision, session
+
+
+def user_prompt_submit(hook: dict, environ) -> str:
+    """The hook's stdout: a JSON note for the model when compacting pays, else nothing."""
+    decision, _ = _decide(hook, environ)
+    if decision is None or not decision.compact:
+        return ""
+    import json
+    note = (f"compact-dp: compacting this conversation now would pay — about "
+            f"${decision.best_benefit:,.2f} saved over the requests still expected — so if "
+            "the user is moving to a new step, suggest they run /compact.")
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+                                              "additionalContext": note}}) + "\n"
+
+
+def pre_compact(hook: dict, environ, margin: float = SAFETY_PERCENT) -> str:
+    """A block decision for an automatic compaction that does not pay yet, else nothing."""
+    if hook.get("trigger") != "auto":
+        return ""
+    decision, session = _decide(hook, environ)
+    if decision is None or decision.compact or session is None:
+        return ""
+    used = session.last_request_tokens
+    window = decision.derived.M if decision.derived is not None else None
+    if used is None or not window or used >= window * (1 - margin / 100):
+        return ""                            # too close to the end of the window
+    import json
+    reason = (f"compact-dp: an automatic compaction does not pay yet (it would lose "
+              f"${-decision.best_benefit:,.2f}); {used:,} of {window:,.0f} tokens used")
+    return json.dumps({"decision": "block", "reason": reason}) + "\n"
+
+
+def run(argv: list[str], env: Env) -> int:
+    """Dispatch a hook; on any internal error print to stderr and exit 0."""
+    if not argv or argv[0] in ("--help", "-h"):
+        env.write(USAGE)
+        return 0
+    name, rest = argv[0], argv[1:]
+    if name not in ("user-prompt-submit", "pre-compact"):
+        env.fail(f"hook: unknown hook {name!r} (user-prompt-submit, pre-compact)", 0)
+        return 0
+    try:
+        margin = SAFETY_PERCENT
+        if "--margin" in rest:
+            i = rest.index("--margin")
+            margin = float(rest[i + 1])
+        import json
+        raw = env.stdin.read() if env.stdin is not None else b""
+        hook = json.loads(raw or b"{}")
+        if not isinstance(hook, dict):
+            hook = {}
+        out = user_prompt_submit(hook, env.environ) if name == "user-prompt-submit" \
+            else pre_compact(hook, env.environ, margin)
+    except Exception as e:                   # never fail Claude Code
+        env.fail(f"hook {name}: {type(e).__name__}: {e}", 0)
+        return 0
+    if out:
+        env.write(out)
+    return 0

@@ -1,0 +1,227 @@
+"""``compact-dp statusline``: one line for Claude Code's status bar — does /compact pay now?
+
+Claude Code runs the command after every assistant message with JSON on stdin: the
+transcript's path, the model, the context's use, and (in recent versions) the prompt
+cache's state.  The line says whether compacting now pays and how much, how full the
+context is, and whether the cache is warm (with the time left) or cold.  It contains the
+text ``/compact`` exactly when ``compact-dp --json TRANSCRIPT`` decides ``compact``: the
+decision is the same library call with the same defaults.
+
+It must never get in Claude Code's way: it always prints one line and exits 0, reads the
+transcript incrementally (sessions.incremental), stops working after a time budget and
+then says only what the JSON itself tells, and imports neither typer nor rich.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from ..environment import Env
+
+BUDGET = 1.5                         # seconds before giving up on the transcript
+RESET, DIM, GREEN, YELLOW, CYAN, BOLD = "\033[0m", "\033[2m", "\033[32m", "\033[33m", \
+    "\033[36m", "\033[1m"
+
+
+class OutOfTime(Exception):
+    """The budget ran out."""
+
+
+def _number(x: object) -> float | None:
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+
+
+def _get(obj: object, *keys: str) -> object:
+    for key in keys:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+def tokens_text(n: float) -> str:
+    if n >= 10_000:
+        return f"{n / 1000:,.0f}k"
+    if n >= 1000:
+        return f"{n / 1000:.1f}k"
+    return f"{n:.0f}"
+
+
+def duration_text(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.0f}s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f}m"
+    if seconds < 172800:
+        return f"{seconds / 3600:.1f}h"
+    return f"{seconds / 86400:.0f}d"
+
+
+def money_text(x: float) -> str:
+    return f"${x:,.2f}" if abs(x) >= 0.1 else f"${x:.3f}"
+
+
+class Painter:
+    """ANSI colours where Claude Code renders them (its status bar does), never with
+    NO_COLOR or TERM=dumb, or with --color never."""
+
+    def __init__(self, on: bool):
+        self.on = on
+
+    def __call__(self, text: str, *codes: str) -> str:
+        return f"{''.join(codes)}{text}{RESET}" if self.on and codes else text
+
+
+def colour_wanted(mode: str, environ) -> bool:
+    if mode == "never":
+        return False
+    if mode == "always":
+        return True
+    return not environ.get("NO_COLOR") and environ.get("TERM") != "dumb"
+
+
+def context_part(status: dict, session, paint: Painter) -> str | None:
+    """"ctx 142k/200k 71%" from the JSON's context_window, else from the transcript."""
+    window = _number(_get(status, "context_window", "context_window_size"))
+    usage = _get(status, "context_window", "current_usage")
+    used = None
+    if isinstance(usage, dict):
+        parts = [_number(usage.get(k)) for k in ("input_tokens",
+                                                 "cache_creation_input_tokens",
+                                                 "cache_read_input_tokens")]
+        if any(p is not None for p in parts):
+            used = sum(p or 0 for p in parts)
+    if used is None and session is not None and session.last_request_tokens is not None:
+        used = float(session.last_request_tokens)
+    percent = _number(_get(status, "context_window", "used_percentage"))
+    if percent is None and used is not None and window:
+        percent = 100 * used / window
+    if used is None and percent is None:
+        return None
+    text = "ctx " + (tokens_text(used) if used is not None else "?")
+    if window:
+        text += f"/{tokens_text(window)}"
+    if percent is not None:
+        text += f" {percent:.0f}%"
+    colour = YELLOW if percent is not None and percent >= 70 else ""
+    return paint(text, colour) if colour else text
+
+
+def cache_part(status: dict, question, paint: Painter, now: float) -> str | None:
+    """"cache warm 3m left" / "cache cold 4.2h": Claude Code's prompt_cache when it sends
+    one, else the transcript's clock."""
+    pc = _get(status, "prompt_cache")
+    if isinstance(pc, dict):
+        expires = _number(pc.get("expires_at"))
+        warm = pc.get("warm")
+        if expires is not None:
+            left = expires - now
+            if left > 0 and warm is not False:
+                return paint(f"cache warm {duration_text(left)} left", GREEN)
+            return paint(f"cache cold {duration_text(-left)}", CYAN)
+        if isinstance(warm, bool):
+            return paint("cache warm", GREEN) if warm else paint("cache cold", CYAN)
+    cache = question.cache if question is not None else None
+    if cache is None or cache.idle is None:
+        return None
+    if cache.cold:
+        return paint(f"cache cold {duration_text(cache.idle - cache.ttl_seconds)}", CYAN)
+    return paint(f"cache warm {duration_text(cache.seconds_left or 0)} left", GREEN)
+
+
+def decision_part(decision, paint: Painter) -> str:
+    """Contains "/compact" exactly when the decision is compact."""
+    if decision.compact:
+        return paint(f"/compact now saves ~{money_text(decision.best_benefit)}", BOLD, GREEN)
+    benefit = decision.best_benefit
+    if decision.terms is None or benefit != benefit or benefit < -1e17:
+        return paint("no compaction to weigh yet", DIM)
+    return paint(f"not yet: compacting would lose {money_text(-benefit)}" if benefit < 0
+                 else "not yet", DIM)
+
+
+def status_line(status: dict, environ, now: float, colour: bool,
+                cache_folder: str | None = None) -> str:
+    """The line for one statusLine JSON object (never raises)."""
+    paint = Painter(colour)
+    path = status.get("transcript_path") if isinstance(status, dict) else None
+    session = decision = question = None
+    problem = None
+    if isinstance(path, str) and path:
+        try:
+            from ..library import decide_session
+            from ..sessions.incremental import read_incremental
+            session = read_incremental(os.path.expanduser(path), cache_folder).session
+            answered, question = decide_session(session, env=environ, now=now)
+            decision = answered.decision
+        except OutOfTime:
+            problem = "transcript too slow to read"
+        except Exception as e:            # never break the status bar
+            problem = _short(e)
+    else:
+        problem = "no transcript yet"
+    parts = []
+    if decision is not None:
+        parts.append(decision_part(decision, paint))
+    ctx = context_part(status if isinstance(status, dict) else {}, session, paint)
+    if ctx:
+        parts.append(ctx)
+    cache = cache_part(status if isinstance(status, dict) else {}, question, paint, now)
+    if cache:
+        parts.append(cache)
+    if problem:
+        parts.append(paint(f"compact-dp: {problem}", DIM))
+    return " · ".join(parts) or "compact-dp"
+
+
+def _short(e: Exception) -> str:
+    text = str(e).splitlines()[0] if str(e) else type(e).__name__
+    return text if len(text) <= 60 else text[:57] + "…"
+
+
+def run(argv: list[str], env: Env) -> int:
+    """Read the JSON on stdin, print one line, exit 0 — whatever happens."""
+    colour_mode = "auto"
+    args = list(argv)
+    if "--help" in args or "-h" in args:
+        env.write("Usage: compact-dp statusline [--color auto|always|never]\n\n"
+                  "Reads Claude Code's statusLine JSON on stdin and prints one line: whether "
+                  "/compact pays now, the context's use and the cache's state.\n")
+        return 0
+    if "--color" in args:
+        i = args.index("--color")
+        colour_mode = args[i + 1] if i + 1 < len(args) else "auto"
+    line = "compact-dp"
+    try:
+        raw = env.stdin.read() if env.stdin is not None else b""
+        import json
+        try:
+            status = json.loads(raw or b"{}")
+        except ValueError:
+            status = {}
+        line = _with_budget(lambda: status_line(
+            status if isinstance(status, dict) else {}, env.environ, time.time(),
+            colour_wanted(colour_mode, env.environ), env.environ.get("COMPACT_DP_CACHE")))
+    except Exception as e:                # the last line of defence: still one line
+        env.fail(f"statusline: {_short(e)}", 0)
+    env.write(line.replace("\n", " ") + "\n")
+    return 0
+
+
+def _with_budget(work):
+    """Run ``work`` with an alarm after BUDGET seconds (where signals allow)."""
+    import signal
+
+    def expired(signum, frame):
+        raise OutOfTime()
+    try:
+        old = signal.signal(signal.SIGALRM, expired)
+        signal.setitimer(signal.ITIMER_REAL, BUDGET)
+    except (ValueError, AttributeError, OSError):   # not the main thread, or no SIGALRM
+        return work()
+    try:
+        return work()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)

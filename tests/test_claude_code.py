@@ -1,0 +1,428 @@
+"""Claude Code: the status line, the hooks and the one-step install (docs/claude-code.md)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from compact_dp.integrations import settings as cc_settings
+from compact_dp.integrations.statusline import OutOfTime, _with_budget
+from compact_dp.sessions.incremental import read_incremental
+from compact_dp.sessions.read import read_session
+
+from .conftest import clean_env, command_path, run_main, transcripts
+from .session_fixtures import ClaudeSession, claude_session, dumps, text
+
+ANSI = "\x1b["
+
+
+def status_json(path: Path | str | None, session=None, **extra) -> bytes:
+    """The statusLine JSON Claude Code would send for a transcript."""
+    obj: dict = {"session_id": "s", "model": {"id": "claude-opus-4-6",
+                                             "display_name": "Opus"}}
+    if path is not None:
+        obj["transcript_path"] = str(path)
+    if session is not None and session.requests:
+        u = session.requests[-1].usage
+        obj["context_window"] = {"context_window_size": 200000, "current_usage": {
+            "input_tokens": u.input, "cache_creation_input_tokens": u.written,
+            "cache_read_input_tokens": u.read, "output_tokens": u.output}}
+    obj.update(extra)
+    return json.dumps(obj).encode()
+
+
+def statusline(data: bytes, tmp_path: Path, **environ: str):
+    return run_main("statusline", stdin=data,
+                    environ={"COMPACT_DP_CACHE": str(tmp_path / "cache"), **environ})
+
+
+def decision_of(path: Path | str) -> str:
+    r = run_main("--json", str(path))
+    assert r.status == 0, r.err
+    return json.loads(r.out)["decision"]
+
+
+def cut(path: Path, share: float, tmp_path: Path) -> Path:
+    lines = path.read_bytes().split(b"\n")
+    n = max(1, int(len(lines) * share))
+    out = tmp_path / f"{path.stem}-{int(share * 100)}.jsonl"
+    out.write_bytes(b"\n".join(lines[:n]) + b"\n")
+    return out
+
+
+# --- the status line -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("share", [0.15, 0.3, 0.5, 0.7, 0.85, 1.0])
+def test_statusline_on_real_sessions_cut_part_way(share, tmp_path):
+    """Every shared real session, cut as a live session looks: one line, exit 0, and
+    "/compact" in it exactly when compact-dp --json says compact."""
+    for path in transcripts():
+        f = cut(path, share, tmp_path)
+        session = read_session([str(f)])
+        r = statusline(status_json(f, session), tmp_path)
+        assert r.status == 0 and r.out.count("\n") == 1, r.out
+        assert ("/compact" in r.out) == (decision_of(f) == "compact"), (path.name, r.out)
+
+
+def written_session(tmp_path: Path, last_gap: float = 0.0, start: float | None = None,
+                    name: str = "t.jsonl") -> Path:
+    """The written Claude Code session, its clock moved so that it ended ``last_gap``
+    seconds ago."""
+    built = claude_session()
+    data = built.text().decode()
+    if start is not None:
+        data = shift_times(built, data, start)
+    f = tmp_path / name
+    f.write_text(data)
+    return f
+
+
+def shift_times(built: ClaudeSession, data: str, end: float) -> str:
+    """Rewrite the timestamps so the last request happened at ``end``."""
+    from compact_dp.sessions.timefmt import parse_time
+    out = []
+    last = max(parse_time(json.loads(line).get("timestamp")) or 0
+               for line in data.splitlines())
+    for line in data.splitlines():
+        obj = json.loads(line)
+        t = parse_time(obj.get("timestamp"))
+        if t is not None:
+            moved = t - last + end
+            obj["timestamp"] = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(moved)) + \
+                f".{int(moved % 1 * 1000):03d}Z"
+        out.append(dumps(obj))
+    return "\n".join(out) + "\n"
+
+
+def test_statusline_warm_cache_shows_time_left(tmp_path):
+    """The last request a minute ago (1-hour writes): warm, with the time left."""
+    f = written_session(tmp_path, start=time.time() - 60)
+    r = statusline(status_json(f, read_session([str(f)])), tmp_path)
+    assert "cache warm" in r.out and "left" in r.out
+    assert ("/compact" in r.out) == (decision_of(f) == "compact")
+
+
+def test_statusline_prefers_claude_codes_prompt_cache(tmp_path):
+    f = written_session(tmp_path)
+    data = status_json(f, prompt_cache={"warm": True, "ttl": "5m",
+                                        "expires_at": time.time() + 125})
+    assert "cache warm 2m left" in statusline(data, tmp_path).out
+    data = status_json(f, prompt_cache={"warm": False, "expires_at": time.time() - 600})
+    assert "cache cold 10m" in statusline(data, tmp_path).out
+
+
+def test_statusline_cold_cache(tmp_path):
+    f = written_session(tmp_path)                     # recorded in March 2026: long cold
+    r = statusline(status_json(f), tmp_path)
+    assert "cache cold" in r.out
+
+
+def test_statusline_just_after_a_compaction(tmp_path):
+    """A boundary and its summary, no request yet, current_usage null: still one line
+    that agrees with --json."""
+    built = claude_session()
+    built.lines = built.lines[:-3]                    # up to the summary line
+    assert '"compact_boundary"' in built.lines[-2] and "continued" in built.lines[-1]
+    f = tmp_path / "just.jsonl"
+    f.write_bytes(built.text())
+    data = status_json(f, context_window={"context_window_size": 200000,
+                                          "current_usage": None, "used_percentage": None})
+    r = statusline(data, tmp_path)
+    assert r.status == 0 and r.out.count("\n") == 1
+    assert ("/compact" in r.out) == (decision_of(f) == "compact")
+
+
+@pytest.mark.parametrize("data", [b"", b"{}", b"not json", b"[1, 2]",
+                                  b'{"transcript_path": null}',
+                                  b'{"transcript_path": "/no/such/file.jsonl"}',
+                                  b'{"transcript_path": "/tmp"}',
+                                  b'{"context_window": {"used_percentage": 42}}'])
+def test_statusline_with_missing_fields_or_transcript_prints_one_short_line(data, tmp_path):
+    r = statusline(data, tmp_path)
+    assert r.status == 0 and r.out.count("\n") == 1 and len(r.out) < 120
+    assert "Traceback" not in r.out + r.err and "/compact" not in r.out
+
+
+def test_statusline_colour_only_where_wanted(tmp_path):
+    f = written_session(tmp_path)
+    assert ANSI in statusline(status_json(f), tmp_path).out        # Claude Code renders it
+    assert ANSI not in statusline(status_json(f), tmp_path, NO_COLOR="1").out
+    assert ANSI not in run_main("statusline", "--color", "never", stdin=status_json(f),
+                                environ={"COMPACT_DP_CACHE": str(tmp_path)}).out
+
+
+def test_statusline_never_outlives_its_budget(monkeypatch, tmp_path):
+    """A transcript that takes too long gives the short line, not a hang."""
+    import compact_dp.integrations.statusline as sl
+    assert pytest.raises(OutOfTime, _with_budget, lambda: slow(2.0)) or True
+    monkeypatch.setattr(sl, "BUDGET", 0.05)
+
+    def stuck(*a, **k):
+        slow(2.0)
+    monkeypatch.setattr("compact_dp.sessions.incremental.read_incremental", stuck)
+    start = time.perf_counter()
+    r = statusline(status_json(written_session(tmp_path)), tmp_path)
+    assert time.perf_counter() - start < 1.5
+    assert "too slow" in r.out and r.status == 0
+
+
+def slow(seconds: float) -> None:
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+def test_statusline_and_hooks_start_light():
+    """Neither typer nor rich on the status line's path (python -X importtime)."""
+    data = status_json(None)
+    for argv in (["statusline"], ["hook", "user-prompt-submit"]):
+        p = subprocess.run([sys.executable, "-X", "importtime", "-m", "compact_dp", *argv],
+                           input=data, capture_output=True, env=clean_env(), timeout=60)
+        imported = {line.split("|")[-1].strip().split(".")[0]
+                    for line in p.stderr.decode().splitlines()
+                    if line.startswith("import time:")}
+        assert p.returncode == 0 and "compact_dp" in imported
+        assert not imported & {"typer", "rich", "click", "pydantic", "orjson"}
+
+
+# --- reading only what was appended -----------------------------------------------------------
+
+def test_a_second_call_reads_only_the_appended_bytes(tmp_path):
+    built = claude_session()
+    lines = built.text().split(b"\n")
+    f = tmp_path / "grow.jsonl"
+    f.write_bytes(b"\n".join(lines[:20]) + b"\n")
+    cache = str(tmp_path / "cache")
+    first = read_incremental(str(f), cache)
+    assert not first.resumed and first.bytes_read == f.stat().st_size
+    more = b"\n".join(lines[20:])
+    with open(f, "ab") as out:
+        out.write(more)
+    second = read_incremental(str(f), cache)
+    assert second.resumed and second.bytes_read == len(more)
+    whole = read_session([str(f)])
+    s = second.session
+    assert (s.kinds, s.tokens, s.prefix) == (whole.kinds, whole.tokens, whole.prefix)
+    assert [r.usage.prompt for r in s.requests] == [r.usage.prompt for r in whole.requests]
+    third = read_incremental(str(f), cache)                # nothing new: nothing read
+    assert third.resumed and third.bytes_read == 0
+
+
+def test_a_rewritten_or_shrunk_transcript_is_read_again(tmp_path):
+    cache = str(tmp_path / "cache")
+    f = written_session(tmp_path)
+    read_incremental(str(f), cache)
+    data = f.read_bytes()
+    f.write_bytes(data[: len(data) // 2].rsplit(b"\n", 1)[0] + b"\n")   # shorter
+    again = read_incremental(str(f), cache)
+    assert not again.resumed
+    f.write_bytes(data.replace(b"fix the failing", b"FIX THE FAILING"))  # same size, changed
+    read_incremental(str(f), cache)
+    assert read_incremental(str(f), cache).session.kinds == read_session([str(f)]).kinds
+
+
+def test_a_broken_cache_is_ignored_and_replaced(tmp_path):
+    cache = tmp_path / "cache"
+    f = written_session(tmp_path)
+    read_incremental(str(f), str(cache))
+    (state,) = cache.iterdir()
+    state.write_bytes(b"\x00garbage")
+    r = read_incremental(str(f), str(cache))
+    assert not r.resumed and r.session.kinds == read_session([str(f)]).kinds
+    assert read_incremental(str(f), str(cache)).resumed
+
+
+def test_concurrent_calls_leave_a_whole_cache(tmp_path):
+    f = written_session(tmp_path)
+    data = status_json(f)
+    env = clean_env(COMPACT_DP_CACHE=str(tmp_path / "cache"))
+
+    def one(_):
+        return subprocess.run([command_path(), "statusline"], input=data,
+                              capture_output=True, env=env, timeout=60)
+    with ThreadPoolExecutor(6) as pool:
+        outs = list(pool.map(one, range(12)))
+    assert all(p.returncode == 0 and p.stdout.count(b"\n") == 1 for p in outs)
+    assert len({p.stdout for p in outs}) == 1
+    assert read_incremental(str(f), str(tmp_path / "cache")).resumed
+    assert not [x for x in (tmp_path / "cache").iterdir() if x.name.endswith(".tmp")]
+
+
+def test_the_transcript_is_only_read(tmp_path):
+    f = written_session(tmp_path)
+    before = (hashlib.sha256(f.read_bytes()).hexdigest(), f.stat().st_mtime_ns)
+    statusline(status_json(f), tmp_path)
+    run_main("hook", "user-prompt-submit", stdin=status_json(f),
+             environ={"COMPACT_DP_CACHE": str(tmp_path)})
+    run_main("hook", "pre-compact", stdin=status_json(f, trigger="auto"),
+             environ={"COMPACT_DP_CACHE": str(tmp_path)})
+    assert (hashlib.sha256(f.read_bytes()).hexdigest(), f.stat().st_mtime_ns) == before
+
+
+# --- hooks ------------------------------------------------------------------------------------
+
+def hook(name: str, data: dict, tmp_path: Path, *args: str):
+    return run_main("hook", name, *args, stdin=json.dumps(data).encode(),
+                    environ={"COMPACT_DP_CACHE": str(tmp_path / "cache")})
+
+
+def small_session(tmp_path: Path) -> Path:
+    """Two short requests: compacting cannot pay yet."""
+    s = ClaudeSession()
+    s.user("hello")
+    s.response([text("hi")], (3, 20000, 0))
+    s.user("thanks")
+    s.response([text("welcome")], (3, 200, 20000))
+    f = tmp_path / "small.jsonl"
+    f.write_bytes(s.text())
+    return f
+
+
+def test_user_prompt_submit_speaks_only_when_compacting_pays(tmp_path):
+    for path in [small_session(tmp_path)] + list(transcripts()):
+        r = hook("user-prompt-submit", {"transcript_path": str(path),
+                                        "hook_event_name": "UserPromptSubmit",
+                                        "prompt": "next"}, tmp_path)
+        assert r.status == 0
+        if decision_of(path) == "compact":
+            out = json.loads(r.out)["hookSpecificOutput"]
+            assert out["hookEventName"] == "UserPromptSubmit"
+            assert "/compact" in out["additionalContext"]
+        else:
+            assert r.out == ""
+
+
+def test_pre_compact_blocks_only_automatic_compactions_that_do_not_pay(tmp_path):
+    f = small_session(tmp_path)
+    assert decision_of(f) == "skip"
+    auto = hook("pre-compact", {"transcript_path": str(f), "trigger": "auto"}, tmp_path)
+    assert json.loads(auto.out)["decision"] == "block" and auto.status == 0
+    manual = hook("pre-compact", {"transcript_path": str(f), "trigger": "manual"}, tmp_path)
+    assert manual.out == ""
+    # within the safety margin of the window: never blocked
+    near = hook("pre-compact", {"transcript_path": str(f), "trigger": "auto"}, tmp_path,
+                "--margin", "95")
+    assert near.out == ""
+
+
+@pytest.mark.parametrize("data", [b"", b"nonsense", b'{"transcript_path": "/nope"}', b"[]"])
+@pytest.mark.parametrize("name", ["user-prompt-submit", "pre-compact"])
+def test_hooks_never_fail_claude_code(name, data, tmp_path):
+    r = run_main("hook", name, stdin=data, environ={"COMPACT_DP_CACHE": str(tmp_path)})
+    assert r.status == 0 and r.out == ""
+
+
+# --- install / uninstall ----------------------------------------------------------------------
+
+SETTINGS = {
+    "canonical": json.dumps({
+        "$schema": "https://json.schemastore.org/claude-code-settings.json",
+        "model": "opus", "permissions": {"allow": ["Bash(npm test:*)", "Read(~/.zshrc)"],
+                                         "deny": ["Read(./.env)"]},
+        "env": {"CLAUDE_CODE_ENABLE_TELEMETRY": "0", "NOTE": "café"},
+        "hooks": {"PostToolUse": [{"matcher": "Edit|Write", "hooks": [
+            {"type": "command", "command": "prettier --write \"$FILE\""}]}],
+            "UserPromptSubmit": [{"hooks": [{"type": "command",
+                                             "command": "~/bin/log-prompt"}]}]},
+        "includeCoAuthoredBy": False}, indent=2, ensure_ascii=False) + "\n",
+    "compact": '{"model":"sonnet","permissions":{"allow":[]},"cleanupPeriodDays":30}',
+    "four spaces": json.dumps({"theme": "dark", "alwaysThinkingEnabled": True}, indent=4),
+    "empty object": "{}\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SETTINGS))
+def test_install_then_uninstall_is_byte_identical(name, tmp_path):
+    f = tmp_path / "settings.json"
+    f.write_text(SETTINGS[name])
+    original = f.read_bytes()
+    before = json.loads(original)
+    cc_settings.install(str(f), prefix="/opt/bin/compact-dp")
+    after = json.loads(f.read_bytes())
+    assert after["statusLine"]["command"] == "/opt/bin/compact-dp statusline"
+    for key, value in before.items():                  # every other key untouched
+        if key != "hooks":
+            assert after[key] == value
+    for event, groups in before.get("hooks", {}).items():
+        assert after["hooks"][event][:len(groups)] == groups
+    assert (tmp_path / "settings.json.compact-dp-backup").read_bytes() == original
+    cc_settings.uninstall(str(f))
+    assert f.read_bytes() == original
+
+
+def test_install_is_idempotent_and_uninstall_after_edits_keeps_them(tmp_path):
+    f = tmp_path / "settings.json"
+    f.write_text(SETTINGS["canonical"])
+    cdp = "/opt/compact-dp/bin/compact-dp"
+    cc_settings.install(str(f), prefix=cdp)
+    assert cc_settings.install(str(f), prefix=cdp) == ""            # nothing to change
+    data = json.loads(f.read_text())
+    data["model"] = "haiku"                                           # the user edits
+    f.write_text(json.dumps(data, indent=2) + "\n")
+    cc_settings.uninstall(str(f))
+    left = json.loads(f.read_text())
+    assert left["model"] == "haiku" and "statusLine" not in left
+    assert not any(cdp in json.dumps(g) for g in left["hooks"].values())
+
+
+def test_install_refuses_someone_elses_status_line_without_force(tmp_path):
+    f = tmp_path / "settings.json"
+    f.write_text(json.dumps({"statusLine": {"type": "command", "command": "~/sl.sh"}}))
+    r = run_main("install", "claude-code", "--settings", str(f))
+    assert r.status == 2 and "--force" in r.err
+    assert json.loads(f.read_text())["statusLine"]["command"] == "~/sl.sh"
+    assert run_main("install", "claude-code", "--settings", str(f), "--force").status == 0
+    assert "statusline" in json.loads(f.read_text())["statusLine"]["command"]
+
+
+def test_dry_run_shows_the_diff_and_writes_nothing(tmp_path):
+    f = tmp_path / "settings.json"
+    f.write_text(SETTINGS["canonical"])
+    before = f.read_bytes()
+    r = run_main("install", "claude-code", "--settings", str(f), "--dry-run",
+                 "--block-auto-compact")
+    assert r.status == 0 and r.out.startswith("---") and '+  "statusLine"' in r.out
+    assert "PreCompact" in r.out and "hook pre-compact" in r.out
+    assert f.read_bytes() == before
+    assert not (tmp_path / "settings.json.compact-dp-backup").exists()
+
+
+def test_install_into_no_settings_file_and_back(tmp_path):
+    f = tmp_path / ".claude" / "settings.json"
+    assert run_main("install", "claude-code", "--settings", str(f)).status == 0
+    assert "statusLine" in json.loads(f.read_text())
+    assert run_main("uninstall", "claude-code", "--settings", str(f)).status == 0
+    assert not f.exists()
+
+
+def test_install_refuses_a_broken_settings_file(tmp_path):
+    f = tmp_path / "settings.json"
+    f.write_text('{"model": "opus",')
+    r = run_main("install", "claude-code", "--settings", str(f))
+    assert r.status == 2 and "not valid JSON" in r.err
+    assert f.read_text() == '{"model": "opus",'
+
+
+def test_install_needs_the_claude_code_target(tmp_path):
+    r = run_main("install", "cursor", "--settings", str(tmp_path / "s.json"))
+    assert r.status == 2 and "claude-code" in r.err
+
+
+def test_installed_commands_run(tmp_path):
+    """The command install writes is one this machine can run."""
+    f = tmp_path / "settings.json"
+    p = subprocess.run([command_path(), "install", "claude-code", "--settings", str(f)],
+                       capture_output=True, env=clean_env(), timeout=60)
+    assert p.returncode == 0, p.stderr
+    command = json.loads(f.read_text())["statusLine"]["command"]
+    run = subprocess.run(command, shell=True, input=b"{}", capture_output=True,
+                         env=clean_env(COMPACT_DP_CACHE=str(tmp_path)), timeout=60)
+    assert run.returncode == 0 and run.stdout.count(b"\n") == 1
