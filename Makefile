@@ -6,7 +6,7 @@ READY  := $(VENV)/.ready
 EXAMPLE := golden/inputs/syn_400.jsonl
 STATS  := --turns 5 --requests 40 --input-tokens 400000
 
-.PHONY: demo test bench setup clean mutants
+.PHONY: demo test bench setup clean mutants readme examples
 
 # A regular (not editable) install, re-done when the sources change: an editable install
 # adds an import hook to every start of this venv's Python (~10 ms), and the tests time
@@ -20,18 +20,34 @@ $(READY): pyproject.toml $(shell find compact_dp agent_hooks -type f -not -path 
 setup: $(READY)
 
 demo: $(READY)
-	@echo '$$ compact-dp $(STATS) $(EXAMPLE)'
+	@echo '$$ compact-dp $(STATS) $(EXAMPLE)            # a bash-agent file'
 	@$(BIN)/compact-dp $(STATS) $(EXAMPLE)
 	@echo
-	@echo '$$ compact-dp $(STATS) --explain $(EXAMPLE)'
-	@$(BIN)/compact-dp $(STATS) --explain $(EXAMPLE)
+	@echo '$$ compact-dp --explain examples/claude-code.jsonl   # a Claude Code session'
+	@$(BIN)/compact-dp --explain examples/claude-code.jsonl
 	@echo
-	@echo '$$ compact-dp replay --max-context 40000 $(EXAMPLE)'
-	@$(BIN)/compact-dp replay --max-context 40000 $(EXAMPLE)
+	@echo '$$ compact-dp replay examples/claude-code.jsonl examples/codex.jsonl'
+	@$(BIN)/compact-dp replay examples/claude-code.jsonl examples/codex.jsonl
+	@echo
+	@echo '$$ compact-dp statusline < (statusLine JSON for examples/claude-code.jsonl)'
+	@echo '{"transcript_path": "examples/claude-code.jsonl", "context_window": {"context_window_size": 200000}}' | COMPACT_DP_CACHE=$(VENV)/cache $(BIN)/compact-dp statusline
+	@if [ -d ../shared/transcripts/claude-code ]; then \
+	  echo; echo '$$ compact-dp replay ../shared/transcripts/claude-code   # real sessions, read in place'; \
+	  $(BIN)/compact-dp replay --policy recorded --policy dp ../shared/transcripts/claude-code | tail -12; \
+	fi
 
 test: $(READY)
 	$(BIN)/python -m mypy compact_dp
 	$(BIN)/python -m pytest -q
+
+# The README's examples, run again; its real-session sections, computed from ../shared.
+readme: $(READY)
+	$(BIN)/python examples/live_numbers.py --console
+	$(BIN)/python examples/live_numbers.py --write
+
+# The example sessions (deterministic).
+examples:
+	$(PYTHON) examples/generate.py
 
 # Break the core on purpose: every mutant must fail a test (tests/mutants.py).
 mutants: $(READY)

@@ -415,5 +415,19 @@ def test_replay_errors(args, words, tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []            # no '-' or out.png written
 
 
+def test_several_recorded_sessions_add_up(tmp_path):
+    """Sessions with usage: the total has the recorded bills added and the recorded
+    policy's simulation error over all of them."""
+    from .session_fixtures import claude_session
+    for i in range(2):
+        (tmp_path / f"s{i}.jsonl").write_bytes(claude_session().text())
+    obj = replay_json(str(tmp_path))
+    total = obj["total"]
+    bills = [s["recorded"]["input_cost"] for s in obj["sessions"]]
+    assert total["recorded"]["input_cost"] == pytest.approx(sum(bills))
+    r = run_main("replay", str(tmp_path), environ={"COLUMNS": "80"})
+    assert r.status == 0 and "total · 2 sessions" in r.out and "error" in r.out
+
+
 def test_totals_of_nothing_are_empty():
     assert totals([])["sessions"] == 0

@@ -249,7 +249,9 @@ def test_a_file_in_no_known_format_is_a_one_line_error(tmp_path):
 
 def test_spaced_json_has_no_user_line_and_says_so():
     r = run_main(str(INPUTS / "edge_spaced_json.jsonl"))
-    assert r.status == 0 and "no user line recognised" in r.err
+    assert r.status == 0 and "no user line recognised" in r.err and "--format openai" in r.err
+    r = run_main(str(INPUTS / "edge_no_user_lines.jsonl"))      # no hint where it cannot help
+    assert "no user line recognised" in r.err and "--format openai" not in r.err
 
 
 def test_bash_agent_decisions_are_the_awks(tmp_path):

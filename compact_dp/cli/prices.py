@@ -62,7 +62,7 @@ def prices_command(env: Env, models: list[str], json_out: bool) -> int:
               window(p.context_window), p.date] for p in rows]
     console.print(fitted_table(headers, cells, [0, 1, 2, 4, 5, 1, 6, 3], console.width,
                                styled, left=1,
-                               title=f"$ per million tokens · checked {table()['checked']}"))
+                               title=f"USD per million tokens · checked {table()['checked']}"))
     console.print("in, read, out: uncached input, cache read, output; w 5m, w 1h: a cache "
                   "write with that TTL (- : no write premium, a write costs input; gpt-5.6 "
                   "writes live 30 minutes). Sources and notes: compact-dp prices --json.")

@@ -92,8 +92,10 @@ def context_part(status: dict, session, paint: Painter) -> str | None:
                                                  "cache_read_input_tokens")]
         if any(p is not None for p in parts):
             used = sum(p or 0 for p in parts)
-    if used is None and session is not None and session.last_request_tokens is not None:
-        used = float(session.last_request_tokens)
+    if used is None and session is not None and session.tokens:
+        # the context as the transcript shows it: V plus the live messages (right after a
+        # compaction Claude Code sends no usage, and the last request is from before it)
+        used = float((session.prefix or 0) + sum(session.tokens[session.live_start:]))
     percent = _number(_get(status, "context_window", "used_percentage"))
     if percent is None and used is not None and window:
         percent = 100 * used / window

@@ -125,13 +125,14 @@ def totals(results: Iterable[dict]) -> dict:
                                              "summary_cost": 0.0,
                                              "summary_output_cost": 0.0,
                                              "comparable_cost": 0.0,
+                                             "unrecorded_cost": 0.0,
                                              "cache_read_tokens": 0.0,
                                              "cache_write_tokens": 0.0, "peak_context": 0.0,
                                              "_inputs": 0.0})
             t["sessions"] += 1
             for key in ("requests", "compactions", "forced", "input_cost", "output_cost",
                         "summary_cost", "summary_output_cost", "comparable_cost",
-                        "cache_read_tokens", "cache_write_tokens"):
+                        "unrecorded_cost", "cache_read_tokens", "cache_write_tokens"):
                 t[key] += s[key]
             t["peak_context"] = max(t["peak_context"], s["peak_context"])
             t["_inputs"] += s["mean_context"] * s["requests"]

@@ -14,6 +14,7 @@ from .model import ASSISTANT, CONTEXT, TOOL, USER, Request, Session
 
 FORMAT = "bash-agent"
 ASSISTANT_ROLE = b'"role":"assistant"'
+SPACED_USER = b'"role": "user"'
 
 
 class BashAgentScanner(Scanner):
@@ -22,6 +23,7 @@ class BashAgentScanner(Scanner):
     def __init__(self, chunk: int | None = None):
         super().__init__(v2_users=True, **({"chunk": chunk} if chunk else {}))
         self.kinds: list[str] = []
+        self.spaced = False                 # saw "role": "user" written with a space
 
     def add_lines(self, lines: list[bytes]) -> None:
         super().add_lines(lines)
@@ -29,6 +31,8 @@ class BashAgentScanner(Scanner):
             USER if ARRAY_CONTENT not in x and USER_ROLE in x else
             ASSISTANT if ASSISTANT_ROLE in x else TOOL if USER_ROLE in x else CONTEXT
             for x in lines])
+        if not self.spaced and not self.conv.users:     # only a file without user lines
+            self.spaced = any(SPACED_USER in x for x in lines)
 
     def session(self, path: str | None = None) -> Session:
         conv: Conversation = self.conv
@@ -40,9 +44,9 @@ class BashAgentScanner(Scanner):
         s.users_v2 = conv.users_v2
         s.token_source = "bytes"
         if conv.sizes and not conv.users:
-            s.warnings.append(
-                "no user line recognised (a line with \"role\":\"user\" and no "
-                "\"content\":[), so no kept window can start anywhere but line 1; JSON "
-                "written with spaces after the colons is not bash-agent's format: "
-                "--format openai reads it as chat messages")
+            hint = ("; JSON written with spaces after the colons is not bash-agent's format: "
+                    "--format openai reads it as chat messages") if self.spaced else ""
+            s.warnings.append("no user line recognised (a line with \"role\":\"user\" and "
+                              "no \"content\":[), so a kept window can only start at line 1"
+                              + hint)
         return s

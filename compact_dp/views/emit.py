@@ -39,6 +39,11 @@ def emit(decision: Decision, env: Env, output: str = PLAIN,
             return env.write(render(decision, env, policy))
         units = ("line", "user line") if session.format == "bash-agent" else \
             ("message", "user turn")
+        state = None
+        if question is not None and question.cache is not None:
+            from .explain import cache_words
+            state = cache_words(question.cache)
         return env.write(render(decision, env, policy,
-                                preamble=session_lines(session, question), units=units))
+                                preamble=session_lines(session, question), units=units,
+                                cache_state=state))
     return env.write(plain(decision, policy, end))

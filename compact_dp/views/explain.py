@@ -29,7 +29,7 @@ BEST, CUT = "*", "+"    # row markers: the best k, and where the cut lands after
 COLUMNS = (("k", None, 0), ("K", "K", 2), ("H", "H", 7), ("①", "savings", 3),
            ("②", "cache_miss", 4), ("③", "compact_cost", 5), ("④", "info_loss", 8),
            ("⑤", "quality", 6), ("⓪", "rewrite", 6), ("net $", "benefit", 1))
-LEGEND = ("$ per term: ① cache savings from dropping H tokens, ② one-time cache miss of the "
+LEGEND = ("Terms in $: ① cache savings from dropping H tokens, ② one-time cache miss of the "
           "new prefix, ③ the summary request, ④ information lost to repeated summaries, "
           "⑤ quality gained by a shorter context{rewrite}; net = ① − ② − ③ − ④ + ⑤{plus}.")
 
@@ -178,7 +178,8 @@ def _cells(t: Terms, attr: str | None, dec: Decision, marked: set[int]) -> str:
 def render(dec: Decision, env: Env, policy: PolicyResult | None = None,
            width: int | None = None, styled: bool | None = None,
            preamble: list[tuple[str, str, str]] | None = None,
-           units: tuple[str, str] = ("line", "user line")) -> str:
+           units: tuple[str, str] = ("line", "user line"),
+           cache_state: str | None = None) -> str:
     """The whole explanation as text (with colour codes only where the Env shows them).
 
     ``preamble``: (name, value, where from) lines the front end adds above the derived
@@ -225,6 +226,8 @@ def render(dec: Decision, env: Env, policy: PolicyResult | None = None,
             console.print(f"v4.2 guards: keep at most {d.max_keep:,} lines and at least "
                           f"20 × S = {20 * d.S:,g} tokens; "
                           + (dec.guard if dec.guard else "none fired") + ".")
+        if dec.model.cache_aware:
+            console.print(cache_effect(dec, cache_state))
     console.print(Text(reason(dec, policy), style="bold"))
     return text_of(console)
 
@@ -251,6 +254,27 @@ def _terms_table(dec: Decision, rows: list[Terms], marked: set[int], width: int,
         note = "…N = N rows left out"
         table.caption = f"{note}; {table.caption}" if table.caption else note
     return table
+
+
+def cache_effect(dec: Decision, state: str | None) -> str:
+    """What the cache's state does to this decision, in words."""
+    d = dec.derived
+    assert d is not None
+    write = d.p_write if d.p_write is not None else d.p_input
+    rewrite = (d.V + d.T) * (write - d.p_cache) / 1e6
+    head = f"Cache {state}" if state else "Cache cold" if d.cold else "Cache warm"
+    if d.cold:
+        kept = dec.terms.K if dec.terms is not None else 0
+        gain = kept * (write - d.p_cache) / 1e6
+        return (f"{head}: not compacting, the next request re-writes V + T = "
+                f"{d.V + d.T:,.0f} tokens ({money(rewrite)} more than reading them, ⓪); "
+                f"compacting, the summary request re-writes V + H instead, so the cold "
+                f"cache moves the benefit by K × (write − read) = {money(gain)}"
+                + (" — nothing when the whole history is summarised." if dec.whole
+                   else "."))
+    return (f"{head}: the summary request reads V + H from the cache; once it "
+            f"expires the next request re-writes V + T = {d.V + d.T:,.0f} tokens "
+            f"({money(rewrite)}) whether or not it compacts.")
 
 
 def _alignment_note(dec: Decision) -> str:

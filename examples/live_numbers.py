@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Compute the README's real-session sections from the sessions beside the repository.
+
+    python examples/live_numbers.py            print every section
+    python examples/live_numbers.py --write    rewrite them in README.md (make readme)
+    python examples/live_numbers.py --console  rerun the README's ``$ compact-dp`` examples
+                                               and write their output (make readme)
+
+The real Claude Code sessions are another project's data: they are read in place from
+``../shared/transcripts/claude-code`` and never copied; only numbers computed from them
+reach the README, between ``<!-- live:NAME -->`` and ``<!-- /live:NAME -->`` markers.  The
+tests compute the sections again and compare, so the README cannot drift from the code.
+Without the folder nothing is written.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared" / "transcripts" / "claude-code"
+
+
+def short(name: str) -> str:
+    return name[:8] + "…" if len(name) > 20 else name
+
+
+def tokens_section(files: list[Path]) -> str:
+    """--tokens usage against --tokens bytes on every real session."""
+    from compact_dp.sessions.read import read_session
+    rows = ["| session | requests | live messages | context, usage | context, bytes | "
+            "usage / bytes |", "|---|---:|---:|---:|---:|---:|"]
+    for f in files:
+        usage = read_session([str(f)], tokens="usage")
+        nbytes = read_session([str(f)], tokens="bytes")
+        a = sum(usage.tokens[usage.live_start:])
+        b = sum(nbytes.tokens[nbytes.live_start:])
+        rows.append(f"| `{short(f.name)}` | {len(usage.requests):,} | "
+                    f"{len(usage.kinds) - usage.live_start:,} | {a:,} | {b:,} | "
+                    f"{a / b:.2f} |")
+    return "\n".join(rows)
+
+
+def replay_section(files: list[Path]) -> str:
+    """The recorded bill, its simulation, and what dp and threshold:83 would have cost."""
+    from compact_dp.core.models import get_model
+    from compact_dp.replay.simulate import recorded_bill, replay_session, setting_for
+    from compact_dp.replay.view import simulation_error
+    from compact_dp.sessions.read import read_session
+    rows = ["| session | requests | recorded bill (input) | replay of what happened | "
+            "dp: compactions, input + summaries | saves | threshold:83 saves |",
+            "|---|---:|---:|---:|---:|---:|---:|"]
+    for f in files:
+        session = read_session([str(f)])
+        setting = setting_for(session, {}, get_model("cache-clock"), True, 20000, None,
+                              None, {})
+        runs = {r.policy: r.summary() for r in
+                replay_session(setting, ["recorded", "dp", "threshold:83"])}
+        bill = recorded_bill(session, setting.compaction_usage, setting.prices)
+        rec = runs["recorded"]
+        error = simulation_error(rec, bill)
+        dp, th = runs["dp"], runs["threshold:83"]
+        base = rec["comparable_cost"]
+        rows.append(
+            f"| `{short(f.name)}` | {bill['requests']:,} | ${bill['input_cost']:,.2f} | "
+            f"${rec['input_cost'] - rec['unrecorded_cost']:,.2f} ({error:+.2%}) | "
+            f"{dp['compactions']}, ${dp['comparable_cost']:,.2f} | "
+            f"${base - dp['comparable_cost']:,.2f} | ${base - th['comparable_cost']:,.2f} |")
+    return "\n".join(rows)
+
+
+def statusline_section(files: list[Path]) -> str:
+    """The status line at several moments of the largest real session, each shown 30
+    seconds after that moment's last request (as Claude Code would run it)."""
+    import json
+    import tempfile
+
+    from compact_dp.integrations.statusline import status_line
+    from compact_dp.sessions.read import read_session
+
+    path = max(files, key=lambda f: f.stat().st_size)
+    lines = path.read_bytes().split(b"\n")
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for share in (0.1, 0.3, 0.5, 0.75, 1.0):
+            cut = Path(tmp) / f"cut{int(share * 100)}.jsonl"
+            cut.write_bytes(b"\n".join(lines[:max(1, int(len(lines) * share))]) + b"\n")
+            session = read_session([str(cut)])
+            last = session.requests[-1]
+            u = last.usage
+            usage = {"input_tokens": u.input, "cache_creation_input_tokens": u.written,
+                     "cache_read_input_tokens": u.read}
+            if last.segment < len(session.compactions):
+                usage = None                   # just compacted: Claude Code sends none
+            status = {"transcript_path": str(cut), "context_window": {
+                "context_window_size": 200000, "current_usage": usage}}
+            line = status_line(json.loads(json.dumps(status)), {}, last.time + 30, False,
+                               str(Path(tmp) / "cache"))
+            out.append(f"{int(share * 100):>3} % of the file, request {len(session.requests):>3}:  "
+                       f"{line}")
+    return "```text\n" + "\n".join(out) + "\n```"
+
+
+SECTIONS = {"tokens": tokens_section, "replay": replay_section,
+            "statusline": statusline_section}
+
+
+def sections() -> dict[str, str] | None:
+    if not SHARED.is_dir():
+        return None
+    files = sorted(SHARED.glob("*.jsonl"))
+    return {name: make(files) for name, make in SECTIONS.items()}
+
+
+def rewrite(text: str, computed: dict[str, str]) -> str:
+    for name, body in computed.items():
+        pattern = re.compile(rf"(<!-- live:{name} -->\n)(?:.*?\n)?(<!-- /live:{name} -->)",
+                             re.S)
+        text = pattern.sub(lambda m: m.group(1) + body + "\n" + m.group(2), text)
+    return text
+
+
+CONSOLE = re.compile(r"```console\n(.*?)```", re.S)
+
+
+def run_console(command: str, bin_dir: str) -> str:
+    """A README command's output, as a terminal 80 columns wide shows it (stderr too)."""
+    import os
+    import subprocess
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ.get('PATH', '')}", "COLUMNS": "80",
+           "NO_COLOR": "1"}
+    env = {k: v for k, v in env.items() if not k.startswith(("DP_", "COMPACT_DP_"))}
+    p = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, text=True,
+                       env=env, timeout=120)
+    return p.stdout + p.stderr
+
+
+def console_blocks(text: str, bin_dir: str) -> str:
+    """Every ```console block with each ``$ command``'s output as it is now."""
+    def block(m: re.Match) -> str:
+        out = []
+        for line in m.group(1).splitlines():
+            if line.startswith("$ compact-dp"):
+                out.append(line)
+                out += [x.rstrip() for x in run_console(line[2:], bin_dir).splitlines()]
+        return "```console\n" + "\n".join(out) + "\n```"
+    return CONSOLE.sub(block, text)
+
+
+def main() -> int:
+    readme = ROOT / "README.md"
+    if "--console" in sys.argv:
+        readme.write_text(console_blocks(readme.read_text(), str(Path(sys.executable).parent)))
+        return 0
+    computed = sections()
+    if computed is None:
+        print(f"{SHARED} is absent: nothing to compute", file=sys.stderr)
+        return 0
+    if "--write" in sys.argv:
+        readme.write_text(rewrite(readme.read_text(), computed))
+        return 0
+    for name, body in computed.items():
+        print(f"<!-- live:{name} -->\n{body}\n<!-- /live:{name} -->\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,30 @@
+"""The README shows real output: its ``$ compact-dp`` examples print what they show, and
+its real-session sections are what examples/live_numbers.py computes now."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .conftest import NO_SHARED, ROOT, command_path
+
+import sys
+sys.path.insert(0, str(ROOT / "examples"))
+import live_numbers  # noqa: E402
+
+
+def test_console_examples_print_what_they_show():
+    text = (ROOT / "README.md").read_text()
+    bin_dir = str(Path(command_path()).parent)
+    assert live_numbers.console_blocks(text, bin_dir) == text
+
+
+def test_real_session_sections_are_computed_not_pasted():
+    computed = live_numbers.sections()
+    if computed is None:
+        pytest.skip(NO_SHARED)
+    text = (ROOT / "README.md").read_text()
+    assert live_numbers.rewrite(text, computed) == text
+    for body in computed.values():
+        assert body in text
