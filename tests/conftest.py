@@ -79,6 +79,15 @@ def transcripts() -> list[Path]:
     return sorted(TRANSCRIPTS.glob("*.jsonl"))
 
 
+def cut(path: Path, share: float, tmp_path: Path) -> Path:
+    """The first ``share`` of a session's lines, as a live session looks part-way."""
+    lines = path.read_bytes().split(b"\n")
+    n = max(1, int(len(lines) * share))
+    out = tmp_path / f"{path.stem}-{int(share * 100)}.jsonl"
+    out.write_bytes(b"\n".join(lines[:n]) + b"\n")
+    return out
+
+
 def command_path() -> str:
     """The console script installed next to this interpreter (what users run)."""
     candidate = Path(sys.executable).parent / "compact-dp"

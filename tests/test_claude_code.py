@@ -18,7 +18,7 @@ from compact_dp.integrations.statusline import OutOfTime, _with_budget
 from compact_dp.sessions.incremental import read_incremental
 from compact_dp.sessions.read import read_session
 
-from .conftest import clean_env, command_path, run_main, transcripts
+from .conftest import clean_env, command_path, cut, run_main, transcripts
 from .session_fixtures import ClaudeSession, claude_session, dumps, text
 
 ANSI = "\x1b["
@@ -48,14 +48,6 @@ def decision_of(path: Path | str) -> str:
     r = run_main("--json", str(path))
     assert r.status == 0, r.err
     return json.loads(r.out)["decision"]
-
-
-def cut(path: Path, share: float, tmp_path: Path) -> Path:
-    lines = path.read_bytes().split(b"\n")
-    n = max(1, int(len(lines) * share))
-    out = tmp_path / f"{path.stem}-{int(share * 100)}.jsonl"
-    out.write_bytes(b"\n".join(lines[:n]) + b"\n")
-    return out
 
 
 # --- the status line -----------------------------------------------------------------------

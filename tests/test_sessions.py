@@ -13,7 +13,7 @@ from compact_dp.sessions.read import read_session
 from compact_dp.sessions.sizing import share
 from compact_dp.sessions.sniff import sniff
 
-from .conftest import INPUTS, run_main, transcripts
+from .conftest import INPUTS, cut, run_main, transcripts
 from .session_fixtures import OPENAI_MESSAGES, claude_session, codex_lines, dumps
 
 
@@ -46,14 +46,6 @@ def session_json(path: Path | str, *args: str) -> dict:
     r = run_main("--json", *args, str(path))
     assert r.status == 0, r.err
     return json.loads(r.out)["session"]
-
-
-def cut(path: Path, share_of_lines: float, tmp_path: Path) -> Path:
-    lines = path.read_bytes().split(b"\n")
-    n = max(1, int(len(lines) * share_of_lines))
-    out = tmp_path / f"{path.stem}-{int(share_of_lines * 100)}.jsonl"
-    out.write_bytes(b"\n".join(lines[:n]) + b"\n")
-    return out
 
 
 # --- real sessions ------------------------------------------------------------------------

@@ -50,16 +50,6 @@ class AwkInvocation:
         return environ.get("COMPACT_DP_MODEL") or "v3.0.7"
 
 
-def is_awk_form(argv: list[str]) -> bool:
-    """-v or -f anywhere before ``--`` selects the awk form."""
-    for a in argv:
-        if a == "--":
-            return False
-        if a.startswith("-v") or a.startswith("-f"):
-            return True
-    return False
-
-
 def _assignment(text: str, where: str) -> tuple[str, str]:
     pair = split_assignment(text)
     if pair is None:

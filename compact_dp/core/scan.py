@@ -92,6 +92,17 @@ class Scanner:
         for lines in read_records(stream, self.chunk):
             self.add_lines(lines)
 
+    def add_path(self, path: str, stdin: IO[bytes] | None = None) -> None:
+        """One file operand (``-``: standard input), read to its end; only ever read."""
+        stream = open_source(path, stdin)
+        try:
+            self.add_stream(stream)
+        except OSError as e:
+            raise InputError(f"{path}: {e.strerror or e}") from None
+        finally:
+            if stream is not stdin:
+                stream.close()
+
 
 def read_records(stream: IO[bytes], chunk: int = CHUNK) -> Iterable[list[bytes]]:
     """Complete records, a chunk's worth at a time; the last record needs no ``\\n``."""
@@ -135,14 +146,7 @@ def scan_paths(paths: list[str], v2_users: bool = False, stdin: IO[bytes] | None
     """Scan file operands in order as one stream; no operand means standard input."""
     scanner = Scanner(v2_users, chunk)
     for path in list(paths) or ["-"]:
-        stream = open_source(path, stdin)
-        try:
-            scanner.add_stream(stream)
-        except OSError as e:
-            raise InputError(f"{path}: {e.strerror or e}") from None
-        finally:
-            if stream is not stdin:
-                stream.close()
+        scanner.add_path(path, stdin)
     return scanner.conv
 
 

@@ -18,6 +18,7 @@ import os
 import time
 
 from ..environment import Env
+from ..views.words import duration
 
 BUDGET = 1.5                         # seconds before giving up on the transcript
 RESET, DIM, GREEN, YELLOW, CYAN, BOLD = "\033[0m", "\033[2m", "\033[32m", "\033[33m", \
@@ -49,13 +50,7 @@ def tokens_text(n: float) -> str:
 
 
 def duration_text(seconds: float) -> str:
-    if seconds < 60:
-        return f"{seconds:.0f}s"
-    if seconds < 3600:
-        return f"{seconds / 60:.0f}m"
-    if seconds < 172800:
-        return f"{seconds / 3600:.1f}h"
-    return f"{seconds / 86400:.0f}d"
+    return duration(seconds, short=True)
 
 
 def money_text(x: float) -> str:

@@ -21,7 +21,8 @@ resumed on the bytes appended later (``state()``/``from_state()``).
 from __future__ import annotations
 
 from .jsonsize import json_size
-from .model import ASSISTANT, CONTEXT, TOOL, USER, Compaction, Request, Session, Usage
+from .model import (ASSISTANT, CONTEXT, TOOL, USER, Compaction, Request, Session, Usage,
+                    count, skipped_warnings)
 from .timefmt import parse_time
 
 FORMAT = "claude-code"
@@ -147,14 +148,14 @@ class ClaudeCodeReader:
         row = [index, parse_time(obj.get("timestamp")), model, 0, 0, 0, 0, 0,
                len(self.compactions)]
         if usage is not None:
-            written = _int(usage.get("cache_creation_input_tokens"))
+            written = count(usage.get("cache_creation_input_tokens"))
             split = usage.get("cache_creation")
-            w1h = _int(split.get("ephemeral_1h_input_tokens")) if isinstance(split, dict) \
+            w1h = count(split.get("ephemeral_1h_input_tokens")) if isinstance(split, dict) \
                 else 0
             w1h = min(w1h, written)
-            row[3:8] = [_int(usage.get("input_tokens")), written - w1h, w1h,
-                        _int(usage.get("cache_read_input_tokens")),
-                        _int(usage.get("output_tokens"))]
+            row[3:8] = [count(usage.get("input_tokens")), written - w1h, w1h,
+                        count(usage.get("cache_read_input_tokens")),
+                        count(usage.get("output_tokens"))]
         else:
             row[3] = None
         self.requests.append(row)
@@ -169,14 +170,8 @@ class ClaudeCodeReader:
         compactions = [Compaction(*c) for c in self.compactions]
         s = Session(FORMAT, list(self.kinds), list(self.nbytes), requests, compactions,
                     turns=self.turns, path=path)
-        if self.skipped["not json"]:
-            s.warnings.append(f"{self.skipped['not json']:,} line(s) are not JSON and were "
-                              "skipped")
+        s.warnings += skipped_warnings(self.skipped)
         return s
-
-
-def _int(x: object) -> int:
-    return x if isinstance(x, int) and not isinstance(x, bool) and x > 0 else 0
 
 
 def looks_like(obj: dict) -> bool:

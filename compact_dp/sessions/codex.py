@@ -22,7 +22,8 @@ no usage.
 from __future__ import annotations
 
 from .jsonsize import json_size
-from .model import ASSISTANT, CONTEXT, TOOL, USER, Compaction, Request, Session, Usage
+from .model import (ASSISTANT, CONTEXT, TOOL, USER, Compaction, Request, Session, Usage,
+                    count, skipped_warnings)
 from .timefmt import parse_time
 
 FORMAT = "codex"
@@ -148,21 +149,21 @@ class CodexReader:
         last, total = info.get("last_token_usage"), info.get("total_token_usage")
         if not isinstance(last, dict):
             return
-        running = [_int(total.get(k)) for k in ("input_tokens", "cached_input_tokens",
+        running = [count(total.get(k)) for k in ("input_tokens", "cached_input_tokens",
                                                 "output_tokens", "total_tokens")] \
             if isinstance(total, dict) else None
         if running is not None and running == self.last_total:
             return                         # the same request, reported again
         self.last_total = running
-        if not _int(last.get("input_tokens")) and not _int(last.get("output_tokens")):
+        if not count(last.get("input_tokens")) and not count(last.get("output_tokens")):
             return                         # a placeholder (e.g. "filled to the window")
-        cached = _int(last.get("cached_input_tokens"))
-        written = _int(last.get("cache_write_input_tokens"))
-        prompt = _int(last.get("input_tokens"))
+        cached = count(last.get("cached_input_tokens"))
+        written = count(last.get("cache_write_input_tokens"))
+        prompt = count(last.get("input_tokens"))
         uncached = max(0, prompt - cached - written)
         seen = self.run_start if self.run_start is not None else len(self.kinds)
         self.requests.append([seen, time, self.model, uncached, written, 0, cached,
-                              _int(last.get("output_tokens")), len(self.compactions)])
+                              count(last.get("output_tokens")), len(self.compactions)])
         self.since_request = 0
         self.run_start = None
         self.compacted_last = False
@@ -191,14 +192,8 @@ class CodexReader:
         s = Session(FORMAT, list(self.kinds), list(self.nbytes), requests,
                     [Compaction(*c) for c in self.compactions],
                     turns=self.turns if self.turns else None, path=path)
-        if self.skipped["not json"]:
-            s.warnings.append(f"{self.skipped['not json']:,} line(s) are not JSON and were "
-                              "skipped")
+        s.warnings += skipped_warnings(self.skipped)
         return s
-
-
-def _int(x: object) -> int:
-    return x if isinstance(x, int) and not isinstance(x, bool) and x > 0 else 0
 
 
 def looks_like(obj: dict) -> bool:

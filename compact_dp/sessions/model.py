@@ -19,6 +19,18 @@ USER, TOOL, ASSISTANT, CONTEXT = "user", "tool", "assistant", "context"
 KINDS = (USER, TOOL, ASSISTANT, CONTEXT)
 
 
+def count(x: object) -> int:
+    """A token count from a file: a positive int, anything else 0."""
+    return x if isinstance(x, int) and not isinstance(x, bool) and x > 0 else 0
+
+
+def skipped_warnings(skipped: dict[str, int]) -> list[str]:
+    """One warning per kind of line a reader left out (never the quiet ones)."""
+    return [f"{n:,} line(s) {'are not JSON' if what == 'not json' else 'are ' + what} and "
+            "were skipped" for what, n in skipped.items() if n and what != "sidechain"
+            and what != "synthetic"]
+
+
 class Usage:
     """One request's recorded tokens: uncached input, cache writes (5-minute and 1-hour
     TTL), cache reads, output.  The prompt is the first four."""

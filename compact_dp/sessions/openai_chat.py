@@ -10,7 +10,7 @@ from the content (``--tokens bytes``).
 from __future__ import annotations
 
 from .jsonsize import json_size
-from .model import ASSISTANT, CONTEXT, TOOL, USER, Request, Session
+from .model import ASSISTANT, CONTEXT, TOOL, USER, Request, Session, skipped_warnings
 
 FORMAT = "openai"
 ROLES = {"user": USER, "tool": TOOL, "function": TOOL, "assistant": ASSISTANT,
@@ -57,9 +57,7 @@ class OpenAIChatReader:
         requests = [Request(seen, None, model, None) for seen, model in
                     zip(self.seen, self.models)]
         s = Session(FORMAT, list(self.kinds), list(self.nbytes), requests, [], path=path)
-        for what, n in self.skipped.items():
-            if n:
-                s.warnings.append(f"{n:,} line(s) are {what} and were skipped")
+        s.warnings += skipped_warnings(self.skipped)
         return s
 
 

@@ -135,22 +135,12 @@ def read_raw(path: str, format: str, sidechains: bool = False) -> Session:
 
 def _bash_agent(paths: list[str], stream: IO[bytes], head: bytes,
                 stdin: IO[bytes] | None) -> Session:
-    from ..core.scan import read_records
     from .bash_agent import BashAgentScanner
 
     scanner = BashAgentScanner()
-    rest = _Chained(head, stream)
-    scanner.add_stream(rest)  # type: ignore[arg-type]
+    scanner.add_stream(_Chained(head, stream))  # type: ignore[arg-type]
     for path in paths[1:]:
-        more = open_source(path, stdin)
-        try:
-            for lines in read_records(more):
-                scanner.add_lines(lines)
-        except OSError as e:
-            raise InputError(f"{path}: {e.strerror or e}") from None
-        finally:
-            if more is not stdin:
-                more.close()
+        scanner.add_path(path, stdin)
     return scanner.session(paths[0])
 
 

@@ -20,7 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..library import CacheClock, Question
 from .console import buffered_console, fitted_table, text_of
-from .words import lines as counted, money, reason
+from .words import duration, lines as counted, money, reason
 
 ALL_ROWS_UP_TO = 40     # candidates shown in full up to this many
 AROUND_BEST = 3         # rows either side of the best k in a long table
@@ -143,16 +143,6 @@ def cache_words(cache: CacheClock) -> str:
     if cache.cold:
         return f"cold since {duration(idle - cache.ttl_seconds)}"
     return f"warm, {duration(left)} left"
-
-
-def duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 172800:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:.0f} days"
 
 
 def runner_up(rows: list[Terms], best_k: int) -> Terms | None:

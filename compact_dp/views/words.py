@@ -24,6 +24,19 @@ def money(x: float) -> str:
     return sign + (f"${x:.2g}" if x < 0.01 else f"${x:.3f}".rstrip("0"))
 
 
+def duration(seconds: float, short: bool = False) -> str:
+    """"45 s", "4 min", "4.2 h", "3 days" — or, for the status bar, "45s", "4m", "4.2h",
+    "3d"."""
+    units = ("s", "m", "h", "d") if short else (" s", " min", " h", " days")
+    if seconds < (60 if short else 90):
+        return f"{seconds:.0f}{units[0]}"
+    if seconds < (3600 if short else 5400):
+        return f"{seconds / 60:.0f}{units[1]}"
+    if seconds < 172800:
+        return f"{seconds / 3600:.1f}{units[2]}"
+    return f"{seconds / 86400:.0f}{units[3]}"
+
+
 def lines(n: int, unit: str = "line") -> str:
     return f"{n:,} {unit}" + ("" if n == 1 else "s")
 
