@@ -56,7 +56,7 @@ def build(env: Env):
 def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_out: bool,
                    given: dict[str, str]) -> int:
     from ..core.params import BY_AWK, native_values
-    from ..replay.batch import Options, find_sessions, run_batch
+    from ..replay.batch import Options, find_sessions
     from ..replay.simulate import make_policy
     from ..sessions.read import TOKEN_MODES
 
