@@ -38,7 +38,7 @@ demo: $(READY)
 
 test: $(READY)
 	$(BIN)/python -m mypy compact_dp
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -rs
 
 # The README's examples, run again; its real-session sections, computed from ../shared.
 readme: $(READY)

@@ -45,7 +45,8 @@ def build_install(env: Env):
         return env.write(f"{path}: " + ("status line and hooks installed (backup: "
                                         f"{path}.compact-dp-backup)\n" if change else
                                         "already installed, nothing to change\n"))
-    return command("install", install, INSTALL_OPTIONS, "claude-code", INSTALL_DOC)
+    return command("install", install, INSTALL_OPTIONS, "claude-code", INSTALL_DOC,
+                   "TARGET")
 
 
 def build_uninstall(env: Env):
@@ -58,4 +59,4 @@ def build_uninstall(env: Env):
             return env.write(change or f"{path}: nothing of compact-dp's to remove\n")
         return env.write(f"{path}: " + ("compact-dp's status line and hooks removed\n"
                                         if change else "nothing of compact-dp's to remove\n"))
-    return command("uninstall", uninstall, COMMON, "claude-code", UNINSTALL_DOC)
+    return command("uninstall", uninstall, COMMON, "claude-code", UNINSTALL_DOC, "TARGET")

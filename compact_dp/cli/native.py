@@ -28,7 +28,9 @@ DESCRIPTION = ("Decide whether (and where) to compact a coding agent's conversat
                "prefix) fills the options not given. Any -v or -f argument selects the "
                "awk-compatible form instead (compact-dp -v t=5 ... -f compact_dp.awk FILE).")
 EPILOG = ("Commands: replay (what each compaction policy would have cost over recorded "
-          "sessions), hooks path (where the agent hooks are installed), help [COMMAND]. "
+          "sessions), prices (the price table), statusline and hook (for Claude Code), "
+          "install / uninstall claude-code, hooks path (where the bash hooks are installed), "
+          "help [COMMAND]. "
           "Exit status: 0 answered (with a policy: compact now), 1 a policy says do not "
           "compact, 2 error. Documentation: docs/ in the source tree.")
 

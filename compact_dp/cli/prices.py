@@ -21,7 +21,8 @@ OPTIONS = [Option("--json", "json", "print the table as JSON", takes_value=False
 def build(env: Env):
     def prices(files: list[str] | None, json: bool) -> int:
         return prices_command(env, files or [], json)
-    return command("prices", prices, OPTIONS, "Model ids to show (default: all).", DOC)
+    return command("prices", prices, OPTIONS, "Model ids to show (default: all).", DOC,
+                   "MODEL...")
 
 
 def window(tokens: int) -> str:

@@ -28,21 +28,22 @@ def typer_parameter(o: Option) -> inspect.Parameter:
                              default=default)
 
 
-def files_parameter(help: str) -> inspect.Parameter:
+def files_parameter(help: str, metavar: str = "FILE...") -> inspect.Parameter:
     return inspect.Parameter("files", inspect.Parameter.KEYWORD_ONLY,
                              annotation=Optional[List[str]],
-                             default=typer.Argument(None, metavar="FILE...",
+                             default=typer.Argument(None, metavar=metavar,
                                                     show_default=False, help=help))
 
 
 def command(name: str, func: Callable[..., int], options: list[Option], files_help: str,
-            doc: str):
+            doc: str, files_metavar: str = "FILE..."):
     """A click command from a function taking **kwargs, its Options and a FILE... list."""
     def wrapper(**kwargs: Any) -> int:
         return func(**kwargs)
     wrapper.__doc__ = doc
     wrapper.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [files_parameter(files_help), *(typer_parameter(o) for o in options)])
+        [files_parameter(files_help, files_metavar),
+         *(typer_parameter(o) for o in options)])
     app = typer.Typer(add_completion=False, pretty_exceptions_enable=False,
                       rich_markup_mode=None,
                       context_settings={"help_option_names": ["-h", "--help"]})
