@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,7 @@ STATS_ARGS = awk_arguments(AGENT_STATS)
 NATIVE_STATS = ["--turns", "5", "--requests", "40", "--compactions", "0",
                 "--input-tokens", "400000"]
 EXAMPLE = INPUTS / "syn_400.jsonl"                     # a generated session with recordings
+CACHE_DIR = tempfile.mkdtemp(prefix="compact-dp-tests-")   # never the user's cache
 
 
 def assignments(case: dict) -> dict[str, str]:
@@ -103,6 +105,7 @@ def clean_env(**extra: str) -> dict[str, str]:
     """The environment without any DP_*/MAX_CONTEXT_TOKENS/COMPACT_DP_* settings."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("DP_", "COMPACT_DP_")) and k != "MAX_CONTEXT_TOKENS"}
+    env.setdefault("COMPACT_DP_CACHE", CACHE_DIR)
     env.update(extra)
     return env
 
@@ -126,7 +129,7 @@ def run_main(*argv: str, stdin: bytes = b"", environ: dict | None = None,
     (COMPACT_DP_DEBUG), so a crash fails the test instead of passing as exit 2."""
     from compact_dp.cli.main import main
     out, err = io.StringIO(), io.StringIO()
-    environ = {"COMPACT_DP_DEBUG": "1", **(environ or {})}
+    environ = {"COMPACT_DP_DEBUG": "1", "COMPACT_DP_CACHE": CACHE_DIR, **(environ or {})}
     env = Env(stdin=io.BytesIO(stdin), stdout=out, stderr=err, environ=environ,
               stdin_isatty=stdin_isatty, stdout_isatty=stdout_isatty)
     status = main(list(argv), env)

@@ -17,7 +17,13 @@ WORDS = ["-v", "t=1", "-vt=abc", "-vmax_context=abc", "-v", "total_requests=5", 
          "--policy", "threshold:x", "threshold:80", "never", "--jobs", "0", "2", "=",
          "1x=2", "x=", "--force-percent", "50.5", "--p-input", "-F", ",", "--help", "-h",
          "--keep-tokens", "--retention", "2", "--compactions", "1e12", "help", "hooks",
-         "path", "--version", "ORS=\\", "-vORS=x", "--max-context", "0"]
+         "path", "--version", "ORS=\\", "-vORS=x", "--max-context", "0", "prices",
+         "claude-opus-4-6", "nope-model", "statusline", "hook", "user-prompt-submit",
+         "pre-compact", "--format", "claude-code", "codex", "openai", "yaml", "--tokens",
+         "bytes", "usage", "--keep", "none", "best", "--price", "gpt-5", "--now", "1e9",
+         "--cache-ttl", "1h", "0m", "--p-write", "cache-clock", "--color",
+         str(INPUTS.parent.parent / "examples" / "claude-code.jsonl"),
+         str(INPUTS.parent.parent / "examples" / "openai-chat.json")]
 
 
 @given(argv=st.lists(st.sampled_from(WORDS), max_size=8))
