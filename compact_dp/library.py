@@ -12,6 +12,7 @@ the caller did not give.
 from __future__ import annotations
 
 import io
+import math
 import os
 import time
 
@@ -79,9 +80,12 @@ def session_stats(session: Session) -> dict[str, float]:
 
 
 def session_conversation(session: Session) -> Conversation:
-    """The live context as the core sees it: message sizes and user turns."""
+    """The live context as the core sees it: message sizes and user turns (v2's older
+    user-line test is a bash-agent byte rule; other formats' turns serve it too)."""
     start = session.live_start
-    return Conversation(session.tokens[start:], session.live_users(), session.users_v2)
+    users = session.live_users()
+    v2 = session.users_v2 if session.users_v2 is not None else users
+    return Conversation(session.tokens[start:], users, v2)
 
 
 class CacheClock:
@@ -216,6 +220,8 @@ def session_ask(session: Session, params: Mapping[str, object] | None,
         prices = defaults(values["p_input"].num, values["p_cache"].num, values["p_out"].num,
                           values["max_context"].num)
         price_source = "the parameters (no price table entry)"
+    else:
+        prices, price_source = _overridden(prices, price_source, values, words)
     whole = (fmt.keep if keep == "auto" else keep) == "none"
     cache = None
     if chosen.cache_aware:
@@ -224,6 +230,20 @@ def session_ask(session: Session, params: Mapping[str, object] | None,
               p_write=cache.p_write if cache else None, cold=cache.cold if cache else False)
     return Question(ask, sources, prices, price_source, cache,
                     "none" if whole else "best", warnings)
+
+
+def _overridden(prices: Prices, source: str, values: dict, words: dict[str, str]
+                ) -> tuple[Prices, str]:
+    """The table's prices with the ones the caller gave (--p-input, ...) put in, so that
+    ``--json`` shows the prices the decision really used."""
+    given = [name for name in PRICE_PARAMS if words.get(name) == "given"]
+    if not given:
+        return prices, source
+    changes: dict[str, object] = {}
+    for name in given:
+        attr, num = PRICE_PARAMS[name], values[name].num
+        changes[attr] = int(num) if attr == "context_window" and math.isfinite(num) else num
+    return prices.replaced(**changes), f"{source}; {', '.join(given)} given"
 
 
 def cache_clock(session: Session, prices: Prices, values: dict, cache_ttl: str | None,

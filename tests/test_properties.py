@@ -71,7 +71,7 @@ def value_strategy(name: str):
         "r": st.sampled_from(["0.8", "0", "1", "1.2", "-0.9", "0.5", "-1", "0.999", "2"]),
         "total_compact": st.sampled_from(["0", "2", "2.5", "-1", "abc", "300", "-7"]),
         "min_keep_ratio": st.sampled_from(["0.12", "0", "1", "1.5", "-0.3", "0.5", "abc",
-                                           "0.99"]),
+                                           "0.99", "+nan", "-inf"]),
         "ratio": st.sampled_from(["0.12", "0", "1", "3", "-1", "abc", "0.5"]),
         "max_context": st.sampled_from(["200000", "", " ", "0", "-5", "10000", "2e5", "50",
                                         "1e12"]),

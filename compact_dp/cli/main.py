@@ -80,7 +80,10 @@ def show_help(rest: list[str], env: Env) -> int:
     if topic is None:
         from .native import decide_help
         return env.write(decide_help(env.width))
-    if topic not in COMMANDS or topic == "help":
+    if topic == "help":
+        return env.write("Usage: compact-dp help [COMMAND]\n\nShows COMMAND's help page, or "
+                         "the decision's when no COMMAND is given.\n")
+    if topic not in COMMANDS:
         raise UsageError(f"no help for {topic!r} (commands: {', '.join(COMMANDS)})")
     return dispatch([topic, "--help"], env)
 

@@ -86,12 +86,15 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
     if not files:
         raise UsageError(f"no session files under {', '.join(paths)}")
     options = Options(policies, params, model, keep, keep_tokens, fmt, tokens, price,
-                      cache_ttl, dict(env.environ))
+                      cache_ttl, dict(env.environ), chosen=bool(policy))
     results = _run(files, options, jobs, env, show_progress=len(files) > 1)
     explicit = [r for r in results if "error" in r and
                 (not r.get("skippable") or r["session"] in paths)]
     if explicit:
         raise UsageError(explicit[0]["error"].split(": ", 1)[-1])
+    for r in results:
+        for warning in r.get("warnings", ()):
+            env.warn(f"{r['session']}: {warning}")
     if plot:
         write_plots(plot, [r for r in results if "runs" in r])
     from ..replay.view import render_text, to_json

@@ -85,6 +85,11 @@ def _clamp(x: float, lo: float, hi: float) -> float:
     return x
 
 
+def _whole(x: float) -> int:
+    """A whole number as an int; NaN stays NaN (typed as int: it only ever fails <=)."""
+    return int(x) if x == x else x  # type: ignore[return-value]
+
+
 def _check_divisor(x: float, where: str) -> None:
     if x == 0:
         raise AwkFatal(f"division by zero in {where}")
@@ -139,14 +144,15 @@ def derive(values: dict[str, AwkValue], conv: Conversation, model: Model) -> Der
             M, src["M"] = mc.num, "given"
     NR, T = conv.nr, conv.total
     ratio = values["min_keep_ratio"].num
-    # NR > 0 and ratio is never NaN, so the clamps leave whole numbers in [0, NR]
-    min_keep = int(_clamp(av.awk_int(NR * ratio + 0.5), 3, NR))
+    # NR > 0, so the clamps leave whole numbers in [0, NR] — or NaN (a ratio of +nan, which
+    # awk accepts): then no k satisfies the loop's k <= bound, and nothing is scored
+    min_keep = _whole(_clamp(av.awk_int(NR * ratio + 0.5), 3, NR))
     max_keep = None
     if model.keep_guards:
         ceiling = av.awk_int(NR * (1 - ratio) + 0.5)
         if ceiling > NR:
             ceiling = NR
-        max_keep = NR if ceiling < min_keep else int(ceiling)
+        max_keep = NR if ceiling < min_keep else _whole(ceiling)
     return Derived(E=E, L=L, R=R, avg=avg, c=c, r_t=r_t, N_remain=N_remain,
                    info_loss=info_loss, Q=Q, M=M, min_keep=min_keep, max_keep=max_keep,
                    T=T, NR=NR, V=values["V"].num, S=values["S"].num, p_input=p_input,

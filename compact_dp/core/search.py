@@ -140,6 +140,8 @@ def candidate_bounds(d: Derived, whole: bool = False) -> tuple[int, int]:
     if whole:
         return (0, 0) if d.T > 0 else (1, 0)
     hi = d.max_keep if d.max_keep is not None else d.NR
+    if d.min_keep != d.min_keep or hi != hi:         # NaN: awk's loop runs zero times
+        return 1, 0
     return d.min_keep, min(hi, d.NR - 1)
 
 

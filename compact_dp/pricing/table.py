@@ -46,6 +46,13 @@ class Prices:
     def ttl_seconds(self, ttl: str | None = None) -> float:
         return parse_ttl(ttl or self.default_ttl)
 
+    def replaced(self, **changes: object) -> "Prices":
+        """A copy with some prices changed (the ones a caller gave)."""
+        new = Prices.__new__(Prices)
+        for name in self.__slots__:
+            setattr(new, name, changes.get(name, getattr(self, name)))
+        return new
+
     def as_dict(self) -> dict[str, object]:
         return {name: getattr(self, name) for name in self.__slots__}
 

@@ -24,8 +24,9 @@ class Options:
 
     def __init__(self, policies: list[str], params: dict[str, str], model: Model | None,
                  keep: str, keep_tokens: int, format: str, tokens: str, price: str | None,
-                 cache_ttl: str | None, environ: dict[str, str]):
+                 cache_ttl: str | None, environ: dict[str, str], chosen: bool = False):
         self.policies, self.params, self.model = policies, params, model
+        self.chosen = chosen                  # policies named by the user: all of them run
         self.keep, self.keep_tokens = keep, keep_tokens
         self.format, self.tokens, self.price, self.cache_ttl = format, tokens, price, cache_ttl
         self.environ = environ
@@ -63,12 +64,16 @@ def replay_file(path: str, options: Options) -> dict:
     setting = setting_for(session, options.params, model, keep == "none",
                           options.keep_tokens, options.cache_ttl, options.price,
                           options.environ)
-    policies = [p for p in options.policies if p != "recorded" or session.has_usage]
+    policies = [p for p in options.policies
+                if p != "recorded" or session.has_usage or options.chosen]
     runs = replay_session(setting, policies)
+    warnings = list(session.warnings)
+    if "recorded" in policies and not session.has_usage:
+        warnings.append("no recorded usage: the recorded policy is the session's own "
+                        "compactions priced by the model, with no bill to check it against")
     result: dict = {"session": path, "format": session.format,
                     "messages": len(session.kinds), "requests": len(session.requests),
-                    "model": model.name, "keep": keep, "runs": runs,
-                    "warnings": list(session.warnings)}
+                    "model": model.name, "keep": keep, "runs": runs, "warnings": warnings}
     if session.has_usage:
         result["recorded"] = recorded_bill(session, setting.compaction_usage,
                                            setting.prices)
@@ -81,6 +86,11 @@ def _worker(args: tuple[str, Options]) -> dict:
         return replay_file(path, options)
     except CompactDpError as e:
         return {"session": path, "error": e.line(), "skippable": isinstance(e, FormatError)}
+    except Exception as e:                   # one broken file must not stop a thousand
+        if options.environ.get("COMPACT_DP_DEBUG"):
+            raise
+        return {"session": path, "error": f"internal error: {type(e).__name__}: {e}",
+                "skippable": True}
 
 
 def run_batch(paths: list[str], options: Options, jobs: int,

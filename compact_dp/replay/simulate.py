@@ -387,8 +387,8 @@ class Replay:
 
     def conversation(self) -> Conversation:
         kinds = self.context_kinds()
-        return Conversation(self.context_tokens(), [i for i, k in enumerate(kinds)
-                                                    if k == USER])
+        users = [i for i, k in enumerate(kinds) if k == USER]
+        return Conversation(self.context_tokens(), users, users)
 
     def prefix_now(self, request: Request) -> float:
         return self.setting.prefix(request, self.policy.recorded) + self.summary

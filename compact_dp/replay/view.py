@@ -98,12 +98,13 @@ def render_text(results: list[dict], env: Env, width: int | None = None,
     for res in good:
         runs = res["runs"]
         summaries = [r.summary() for r in runs]
-        title = (f"{res['session']} · {res['format']} · {res['requests']:,} requests · "
-                 f"model {res['model']}, keep {res['keep']}")
+        n = res["requests"]
+        title = (f"{res['session']} · {res['format']} · {n:,} request{'' if n == 1 else 's'}"
+                 f" · model {res['model']}, keep {res['keep']}")
         console.print(table(title, summaries, res.get("recorded"), width, styled))
         if res.get("recorded"):
             console.print(Text(bill_line(res["recorded"]), style="dim"))
-        if pictures:
+        if pictures and runs:
             _pictures(console, runs, width)
         console.print()
     if len(good) > 1:

@@ -21,6 +21,7 @@ resumed on the bytes appended later (``state()``/``from_state()``).
 from __future__ import annotations
 
 from .jsonsize import json_size
+from .reader import LineReader
 from .model import (ASSISTANT, CONTEXT, TOOL, USER, Compaction, Request, Session, Usage,
                     count, skipped_warnings)
 from .timefmt import parse_time
@@ -44,12 +45,13 @@ def _human_text(content) -> str | None:
     return None
 
 
-class ClaudeCodeReader:
+class ClaudeCodeReader(LineReader):
     """Feeds parsed lines into the normalised session."""
 
     format = FORMAT
 
     def __init__(self, sidechains: bool = False) -> None:
+        super().__init__()
         self.sidechains = sidechains            # read sub-agents' lines too (their files)
         self.kinds: list[str] = []
         self.nbytes: list[int] = []
@@ -59,35 +61,28 @@ class ClaudeCodeReader:
         self.compactions: list[list] = []           # [at, time, trigger, pre_tokens]
         self.turns = 0
         self.after_boundary = False
-        self.skipped = {"sidechain": 0, "synthetic": 0, "not json": 0}
-
-    # --- saving and resuming ---------------------------------------------------------------
-
-    def state(self) -> dict:
-        return {"kinds": self.kinds, "nbytes": self.nbytes, "requests": self.requests,
-                "by_key": self.by_key, "compactions": self.compactions, "turns": self.turns,
-                "after_boundary": self.after_boundary, "skipped": self.skipped}
-
-    @classmethod
-    def from_state(cls, state: dict) -> "ClaudeCodeReader":
-        reader = cls()
-        for name, value in state.items():
-            setattr(reader, name, value)
-        return reader
-
-    # --- reading ---------------------------------------------------------------------------
+        self.skipped.update(sidechain=0, synthetic=0)
 
     def feed(self, obj: object) -> None:
         """One parsed line."""
+        self.seen_lines += 1
         if not isinstance(obj, dict):
             return
         kind = obj.get("type")
-        side = obj.get("isSidechain") and not self.sidechains
+        if not isinstance(kind, str):
+            return
+        if kind in ("user", "assistant", "system") or kind in NOT_CONVERSATION:
+            self.recognised += 1
+        side = obj.get("isSidechain") is True and not self.sidechains
         if kind == "system":
             if obj.get("subtype") == "compact_boundary" and not side:
-                meta = obj.get("compactMetadata") or {}
+                meta = obj.get("compactMetadata")
+                meta = meta if isinstance(meta, dict) else {}
+                trigger = meta.get("trigger")
+                pre = meta.get("preTokens")
                 self.compactions.append([len(self.kinds), parse_time(obj.get("timestamp")),
-                                         meta.get("trigger"), meta.get("preTokens")])
+                                         trigger if isinstance(trigger, str) else None,
+                                         pre if isinstance(pre, int) else None])
                 self.after_boundary = True
             return
         if kind not in ("user", "assistant"):
@@ -97,6 +92,7 @@ class ClaudeCodeReader:
             return
         message = obj.get("message")
         if not isinstance(message, dict):
+            self.skip_malformed()
             return
         if kind == "assistant":
             self._assistant(obj, message)
@@ -105,6 +101,7 @@ class ClaudeCodeReader:
 
     def _user(self, obj: dict, message: dict) -> None:
         content = message.get("content")
+        size = json_size(content)
         text = _human_text(content)
         if text is None:
             kind = TOOL if isinstance(content, list) and any(
@@ -119,7 +116,7 @@ class ClaudeCodeReader:
         if text is not None:
             self.after_boundary = False
         self.kinds.append(kind)
-        self.nbytes.append(json_size(content))
+        self.nbytes.append(size)
 
     def _assistant(self, obj: dict, message: dict) -> None:
         size = json_size(message.get("content"))
@@ -129,39 +126,30 @@ class ClaudeCodeReader:
             self.kinds.append(ASSISTANT)
             self.nbytes.append(size)
             return
-        key = f"{message.get('id') or obj.get('uuid')}|{obj.get('requestId')}"
+        key = repr((message.get("id") or obj.get("uuid"), obj.get("requestId")))
         known = self.by_key.get(key)
         usage = message.get("usage") if isinstance(message.get("usage"), dict) else None
         if known is not None:                 # another content block of the same response
             request, index = known
             self.nbytes[index] += size
+            row = self.requests[request]
             if usage is not None:
-                out = usage.get("output_tokens")
-                if isinstance(out, int) and out > self.requests[request][7]:
-                    self.requests[request][7] = out
+                if row[3] is None:            # the first block had no usage: this one does
+                    row[3:8] = _usage_numbers(usage)
+                elif count(usage.get("output_tokens")) > row[7]:
+                    row[7] = count(usage.get("output_tokens"))
             return
         self.after_boundary = False
         index = len(self.kinds)
         self.kinds.append(ASSISTANT)
         self.nbytes.append(size)
         self.by_key[key] = [len(self.requests), index]
-        row = [index, parse_time(obj.get("timestamp")), model, 0, 0, 0, 0, 0,
+        row = [index, parse_time(obj.get("timestamp")),
+               model if isinstance(model, str) else None, None, 0, 0, 0, 0,
                len(self.compactions)]
         if usage is not None:
-            written = count(usage.get("cache_creation_input_tokens"))
-            split = usage.get("cache_creation")
-            w1h = count(split.get("ephemeral_1h_input_tokens")) if isinstance(split, dict) \
-                else 0
-            w1h = min(w1h, written)
-            row[3:8] = [count(usage.get("input_tokens")), written - w1h, w1h,
-                        count(usage.get("cache_read_input_tokens")),
-                        count(usage.get("output_tokens"))]
-        else:
-            row[3] = None
+            row[3:8] = _usage_numbers(usage)
         self.requests.append(row)
-
-    def skip_bad_line(self) -> None:
-        self.skipped["not json"] += 1
 
     def session(self, path: str | None = None) -> Session:
         requests = [Request(r[0], r[1], r[2], None if r[3] is None else
@@ -172,6 +160,17 @@ class ClaudeCodeReader:
                     turns=self.turns, path=path)
         s.warnings += skipped_warnings(self.skipped)
         return s
+
+
+def _usage_numbers(usage: dict) -> list[int]:
+    """[uncached, 5-minute writes, 1-hour writes, reads, output] of a usage object
+    (writes without a split count as 5-minute writes)."""
+    written = count(usage.get("cache_creation_input_tokens"))
+    split = usage.get("cache_creation")
+    w1h = min(count(split.get("ephemeral_1h_input_tokens")), written) \
+        if isinstance(split, dict) else 0
+    return [count(usage.get("input_tokens")), written - w1h, w1h,
+            count(usage.get("cache_read_input_tokens")), count(usage.get("output_tokens"))]
 
 
 def looks_like(obj: dict) -> bool:

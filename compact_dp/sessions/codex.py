@@ -22,6 +22,7 @@ no usage.
 from __future__ import annotations
 
 from .jsonsize import json_size
+from .reader import LineReader
 from .model import (ASSISTANT, CONTEXT, TOOL, USER, Compaction, Request, Session, Usage,
                     count, skipped_warnings)
 from .timefmt import parse_time
@@ -46,12 +47,13 @@ def _text_of(content: object) -> str:
     return ""
 
 
-class CodexReader:
+class CodexReader(LineReader):
     """Feeds parsed rollout lines into the normalised session."""
 
     format = FORMAT
 
     def __init__(self) -> None:
+        super().__init__()
         self.kinds: list[str] = []
         self.nbytes: list[int] = []
         self.requests: list[list] = []     # [seen, time, model, input, w5m, w1h, read, out, seg]
@@ -61,26 +63,17 @@ class CodexReader:
         self.last_total: list | None = None
         self.since_request = 0             # messages added since the last request
         self.run_start: int | None = None  # first message of the current output run
-        self.compacted_last = False        # the previous relevant line was `compacted`
-        self.skipped = {"not json": 0}
-
-    def state(self) -> dict:
-        return dict(vars(self))
-
-    @classmethod
-    def from_state(cls, state: dict) -> "CodexReader":
-        reader = cls()
-        for name, value in state.items():
-            setattr(reader, name, value)
-        return reader
-
-    def skip_bad_line(self) -> None:
-        self.skipped["not json"] += 1
+        self.fresh_compaction = False      # a compaction with nothing after it yet
 
     def feed(self, obj: object) -> None:
+        self.seen_lines += 1
         if not isinstance(obj, dict):
             return
         kind, payload = obj.get("type"), obj.get("payload")
+        if not isinstance(kind, str):
+            return
+        if kind in ENVELOPE and isinstance(payload, dict) or looks_like(obj):
+            self.recognised += 1
         if kind in ENVELOPE and isinstance(payload, dict):
             time = parse_time(obj.get("timestamp"))
             if kind == "response_item":
@@ -88,10 +81,12 @@ class CodexReader:
             elif kind == "event_msg":
                 self._event(payload, time)
             elif kind == "turn_context":
-                if isinstance(payload.get("model"), str):
+                if isinstance(payload.get("model"), str) and payload["model"]:
                     self.model = payload["model"]
             elif kind == "compacted":
                 self._compacted(payload, time)
+        elif kind in ENVELOPE:
+            self.skip_malformed()          # an envelope without its payload object
         elif "record_type" in obj or ("id" in obj and "instructions" in obj):
             return                         # legacy state and session lines
         elif kind == "message" or kind in OUTPUT_ITEMS or kind in TOOL_OUTPUTS:
@@ -100,18 +95,21 @@ class CodexReader:
     # --- messages --------------------------------------------------------------------------
 
     def _append(self, kind: str, item: dict) -> None:
+        size = json_size(item)
         if kind == ASSISTANT:
             if self.run_start is None:
                 self.run_start = len(self.kinds)
         else:
             self.run_start = None
         self.kinds.append(kind)
-        self.nbytes.append(json_size(item))
+        self.nbytes.append(size)
         self.since_request += 1
-        self.compacted_last = False
+        self.fresh_compaction = False
 
     def _item(self, item: dict) -> None:
         kind = item.get("type")
+        if not isinstance(kind, str):
+            return
         if kind == "message":
             role = item.get("role")
             if role == "assistant":
@@ -138,10 +136,7 @@ class CodexReader:
         elif kind == "token_count":
             self._token_count(payload.get("info"), time)
         elif kind == "context_compacted":
-            if not self.compacted_last:    # the event follows a `compacted` line
-                self.compactions.append([len(self.kinds), time, None, None])
-                self._reset_after_compaction()
-            self.compacted_last = False
+            self._compaction(time)
 
     def _token_count(self, info: object, time: float | None) -> None:
         if not isinstance(info, dict):
@@ -157,20 +152,27 @@ class CodexReader:
         self.last_total = running
         if not count(last.get("input_tokens")) and not count(last.get("output_tokens")):
             return                         # a placeholder (e.g. "filled to the window")
-        cached = count(last.get("cached_input_tokens"))
-        written = count(last.get("cache_write_input_tokens"))
         prompt = count(last.get("input_tokens"))
-        uncached = max(0, prompt - cached - written)
+        cached = min(count(last.get("cached_input_tokens")), prompt)
+        written = min(count(last.get("cache_write_input_tokens")), prompt - cached)
+        uncached = prompt - cached - written
         seen = self.run_start if self.run_start is not None else len(self.kinds)
         self.requests.append([seen, time, self.model, uncached, written, 0, cached,
                               count(last.get("output_tokens")), len(self.compactions)])
         self.since_request = 0
         self.run_start = None
-        self.compacted_last = False
+        self.fresh_compaction = False
+
+    def _compaction(self, time: float | None) -> None:
+        """A `compacted` line and its `context_compacted` event, in either order and with
+        nothing between them, are one compaction."""
+        if not self.fresh_compaction:
+            self.compactions.append([len(self.kinds), time, None, None])
+        self._reset_after_compaction()
+        self.fresh_compaction = True
 
     def _compacted(self, payload: dict, time: float | None) -> None:
-        self.compactions.append([len(self.kinds), time, None, None])
-        self._reset_after_compaction()
+        self._compaction(time)
         history = payload.get("replacement_history")
         if isinstance(history, list):
             for item in history:
@@ -180,7 +182,7 @@ class CodexReader:
             self._append(CONTEXT, {"type": "message", "role": "user",
                                    "content": payload["message"]})
         self.run_start = None
-        self.compacted_last = True
+        self.fresh_compaction = True
 
     def _reset_after_compaction(self) -> None:
         self.run_start = None

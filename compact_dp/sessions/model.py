@@ -20,13 +20,23 @@ KINDS = (USER, TOOL, ASSISTANT, CONTEXT)
 
 
 def count(x: object) -> int:
-    """A token count from a file: a positive int, anything else 0."""
-    return x if isinstance(x, int) and not isinstance(x, bool) and x > 0 else 0
+    """A token count from a file: a positive whole number (an int, or a float or numeric
+    string holding one, rounded); anything else 0."""
+    if isinstance(x, bool):
+        return 0
+    if isinstance(x, str):
+        try:
+            x = float(x)
+        except ValueError:
+            return 0
+    if isinstance(x, float):
+        return int(round(x)) if x == x and 0 < x < 1e15 else 0
+    return x if isinstance(x, int) and x > 0 else 0
 
 
-def skipped_warnings(skipped: dict[str, int]) -> list[str]:
+def skipped_warnings(skipped: dict[str, int], unit: str = "line(s)") -> list[str]:
     """One warning per kind of line a reader left out (never the quiet ones)."""
-    return [f"{n:,} line(s) {'are not JSON' if what == 'not json' else 'are ' + what} and "
+    return [f"{n:,} {unit} {'are not JSON' if what == 'not json' else 'are ' + what} and "
             "were skipped" for what, n in skipped.items() if n and what != "sidechain"
             and what != "synthetic"]
 

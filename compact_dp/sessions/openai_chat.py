@@ -10,6 +10,7 @@ from the content (``--tokens bytes``).
 from __future__ import annotations
 
 from .jsonsize import json_size
+from .reader import LineReader
 from .model import ASSISTANT, CONTEXT, TOOL, USER, Request, Session, skipped_warnings
 
 FORMAT = "openai"
@@ -17,32 +18,37 @@ ROLES = {"user": USER, "tool": TOOL, "function": TOOL, "assistant": ASSISTANT,
          "system": CONTEXT, "developer": CONTEXT}
 
 
-class OpenAIChatReader:
+class OpenAIChatReader(LineReader):
     format = FORMAT
 
     def __init__(self) -> None:
+        super().__init__()
         self.kinds: list[str] = []
         self.nbytes: list[int] = []
         self.seen: list[int] = []
         self.models: list[str | None] = []
-        self.skipped = {"not json": 0, "not a message": 0}
-
-    def skip_bad_line(self) -> None:
-        self.skipped["not json"] += 1
+        self.skipped["not a message"] = 0
 
     def feed(self, obj: object) -> None:
+        self.seen_lines += 1
+        self._feed(obj)
+
+    def _feed(self, obj: object) -> None:
         if isinstance(obj, list):                        # a whole array on one line
             for item in obj:
-                self.feed(item)
+                self._feed(item)
             return
         if isinstance(obj, dict) and isinstance(obj.get("messages"), list) and \
                 "role" not in obj:
-            self.feed(obj["messages"])
+            self._feed(obj["messages"])
             return
-        if not isinstance(obj, dict) or obj.get("role") not in ROLES:
+        role = obj.get("role") if isinstance(obj, dict) else None
+        if not isinstance(role, str) or role not in ROLES:
             self.skipped["not a message"] += 1
             return
-        kind = ROLES[obj["role"]]
+        assert isinstance(obj, dict)
+        self.recognised += 1
+        kind = ROLES[role]
         size = json_size(obj.get("content"))
         if obj.get("tool_calls") is not None:
             size += json_size(obj["tool_calls"])
@@ -57,7 +63,7 @@ class OpenAIChatReader:
         requests = [Request(seen, None, model, None) for seen, model in
                     zip(self.seen, self.models)]
         s = Session(FORMAT, list(self.kinds), list(self.nbytes), requests, [], path=path)
-        s.warnings += skipped_warnings(self.skipped)
+        s.warnings += skipped_warnings(self.skipped, "item(s)")
         return s
 
 

@@ -44,30 +44,51 @@ def chunks(stream: IO[bytes], head: bytes, chunk: int = CHUNK) -> Iterator[bytes
         yield data
 
 
+BOM = b"\xef\xbb\xbf"
+LINE_ERRORS = (TypeError, AttributeError, KeyError, ValueError, IndexError, RecursionError)
+
+
+def feed_line(reader, line: bytes, loads) -> None:
+    """One line into the reader: a line that is not JSON, or JSON of a shape the format
+    does not have, is skipped and counted — never an error for the whole file."""
+    try:
+        obj = loads(line)
+    except (ValueError, RecursionError):
+        reader.skip_bad_line()
+        return
+    try:
+        reader.feed(obj)
+    except LINE_ERRORS:
+        reader.skip_malformed()
+
+
+def feed_block(reader, block: bytes, markers: tuple[bytes, ...] | None) -> None:
+    """Feed the complete lines of a block (that ends with a newline, or is empty)."""
+    if not block:
+        return
+    import json                      # here: a bash-agent decision never needs it
+    loads = json.loads
+    for line in block.split(b"\n"):
+        if not line.strip() or markers is not None and not any(m in line for m in markers):
+            continue
+        feed_line(reader, line, loads)
+
+
 def feed_lines(reader, data: Iterator[bytes], markers: tuple[bytes, ...] | None
                ) -> tuple[int, bytes]:
     """Feed every complete line; returns (bytes consumed, the unterminated tail)."""
-    import json                      # here: a bash-agent decision never needs it
-
     pending = b""
     consumed = 0
-    loads = json.loads
+    first = True
     for block in data:
+        if first and block.startswith(BOM):
+            block, consumed = block[len(BOM):], len(BOM)
+        first = False
         block = pending + block if pending else block
-        lines = block.split(b"\n")
-        pending = lines.pop()
-        for line in lines:
-            consumed += len(line) + 1
-            if markers is not None and not any(m in line for m in markers):
-                continue
-            if not line.strip():
-                continue
-            try:
-                obj = loads(line)
-            except ValueError:
-                reader.skip_bad_line()
-                continue
-            reader.feed(obj)
+        end = block.rfind(b"\n") + 1
+        feed_block(reader, block[:end], markers)
+        consumed += end
+        pending = block[end:]
     return consumed, pending
 
 
@@ -80,11 +101,21 @@ def finish_tail(reader, tail: bytes, markers: tuple[bytes, ...] | None) -> str |
     import json
     try:
         obj = json.loads(tail)
-    except ValueError:
+    except (ValueError, RecursionError):
         return (f"the last line ({len(tail):,} bytes) is incomplete — a session still being "
                 "written? — and was left out")
-    reader.feed(obj)
+    try:
+        reader.feed(obj)
+    except LINE_ERRORS:
+        reader.skip_malformed()
     return None
+
+
+def check_recognised(reader, name: str, format: str) -> None:
+    """A file in which the reader recognised nothing of its format is not that format."""
+    if not reader.recognised and reader.seen_lines:
+        raise FormatError(f"{name}: no {format} line in it (a session in another format? "
+                          "--format auto tells)")
 
 
 def read_session(paths: list[str], format: str = "auto", tokens: str = "auto",
@@ -99,7 +130,7 @@ def read_session(paths: list[str], format: str = "auto", tokens: str = "auto",
     name = paths[0] if paths[0] != "-" else "standard input"
     try:
         head = stream.read(HEAD)
-        found = sniff(head) if format == "auto" else format
+        found = sniff(head.removeprefix(BOM)) if format == "auto" else format
         if found is None:
             raise FormatError(f"{name}: not a session in a known format (bash-agent, "
                               "claude-code, codex, openai); --format bash-agent reads any "
@@ -149,17 +180,25 @@ def _jsonl(format: str, stream: IO[bytes], head: bytes, name: str,
     import json
 
     reader = reader_for(format, sidechains)
+    if head.startswith(BOM):
+        head = head[len(BOM):]
     if format == "openai" and head.lstrip()[:1] in (b"[", b"{") and \
             not _one_object_per_line(head):
         try:
-            reader.feed(json.loads(head + stream.read()))
-        except ValueError:
+            document = json.loads(head + stream.read())
+        except (ValueError, RecursionError):
             raise FormatError(f"{name}: not valid JSON (an OpenAI chat array or one "
                               "message per line)") from None
+        try:
+            reader.feed(document)
+        except LINE_ERRORS:
+            reader.skip_malformed()
+        check_recognised(reader, name, format)
         return reader.session(name)
     markers = CLAUDE_MARKERS if format == "claude-code" else None
     _, tail = feed_lines(reader, chunks(stream, head), markers)
     warning = finish_tail(reader, tail, markers)
+    check_recognised(reader, name, format)
     session = reader.session(name)
     if warning:
         session.warnings.append(warning)
@@ -174,7 +213,7 @@ def _one_object_per_line(head: bytes) -> bool:
     first = head.lstrip().split(b"\n", 1)[0]
     try:
         return isinstance(json.loads(first), dict)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
 
 

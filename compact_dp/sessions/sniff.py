@@ -13,10 +13,9 @@ CLAUDE_TYPES = (b'"type":"user"', b'"type":"assistant"', b'"type":"system"',
                 b'"type":"summary"', b'"type":"queue-operation"')
 CODEX = (b'"type":"session_meta"', b'"type":"response_item"', b'"type":"event_msg"',
          b'"type":"turn_context"', b'"type":"compacted"')
-OPENAI_ONLY = (b'"role":"tool"', b'"role": "tool"', b'"role":"system"', b'"role": "system"',
-               b'"role":"developer"', b'"role": "developer"', b'"tool_calls"',
+OPENAI_ONLY = (b'"role":"tool"', b'"role":"system"', b'"role":"developer"', b'"tool_calls"',
                b'"tool_call_id"')
-ROLE = (b'"role":', b'"role" :')
+ROLE = b'"role":'
 
 
 def sniff(head: bytes) -> str | None:
@@ -26,7 +25,10 @@ def sniff(head: bytes) -> str | None:
     ``type``; ``type`` + ``payload``); a JSON array, or role lines in a shape bash-agent
     never writes (tool or system roles, tool_calls), are OpenAI chat; other role lines are
     bash-agent's (which reads any bytes, so a stray non-JSON line does not matter).
+    JSON written with spaces (``"type": "user"``, as Python's json.dumps does) is matched
+    as if it had none.
     """
+    head = head.replace(b'" :', b'":').replace(b'": ', b'":')
     text = head.lstrip()
     if not text:
         return "bash-agent"                # nothing to tell: the awk's answer is 0
@@ -39,7 +41,7 @@ def sniff(head: bytes) -> str | None:
         return "codex"                     # a rollout from before the envelope (mid-2025)
     if text[:1] == b"[":
         return "openai"
-    if any(r in head for r in ROLE):
+    if ROLE in head:
         if any(o in head for o in OPENAI_ONLY) or (text[:1] == b"{" and
                                                    b'"messages"' in first):
             return "openai"

@@ -19,10 +19,11 @@ def parse_time(text: object) -> float | None:
     """Seconds since the epoch, or None for anything that is not a timestamp."""
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         return float(text) / (1000.0 if text > 1e11 else 1.0)
-    if not isinstance(text, str) or len(text) < 19:
+    if not isinstance(text, str) or len(text) < 10:
         return None
     try:
-        if text[4] == "-" and text[7] == "-" and text[10] in "Tt " and text.endswith(("Z", "z")):
+        if len(text) >= 20 and text[4] == "-" and text[7] == "-" and text[10] in "Tt " and \
+                text.endswith(("Z", "z")):
             y, mo, d = int(text[0:4]), int(text[5:7]), int(text[8:10])
             h, mi, sec = int(text[11:13]), int(text[14:16]), float(text[17:-1])
             return ((_days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60 + sec

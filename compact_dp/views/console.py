@@ -53,12 +53,16 @@ def fitted_table(headers: list[str], cells: list[list[str]], priority: list[int]
 
     gap = 2 if styled else 3                   # padding (+ the ASCII box's bar)
     keep = fitting_columns(cells, headers, priority, width - 2, gap)
+    widths = [max([len(headers[i])] + [len(row[i]) for row in cells]) for i in keep]
+    # even the columns that must show do not fit: let cells fold onto a second line
+    # rather than be cut
+    fold = sum(widths) + gap * len(keep) > width - 2
     table = Table(box=box.SIMPLE_HEAD if styled else box.ASCII, pad_edge=False,
                   header_style="bold", show_edge=not styled, title=title,
                   title_justify="left")
     for i in keep:
         table.add_column(headers[i], justify="left" if i < left else "right",
-                         no_wrap=True, overflow="fold")
+                         no_wrap=not fold, overflow="fold")
     for j, row in enumerate(cells):
         table.add_row(*[row[i] for i in keep], style=styles[j] if styles else None)
     hidden = [h for i, h in enumerate(headers) if i not in keep]

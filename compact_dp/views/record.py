@@ -55,7 +55,7 @@ def to_dict(dec: Decision, policy: PolicyResult | None = None,
                               "total_tokens": dec.total_tokens, "keep": dec.keep}
     d = dec.derived
     if d is not None:
-        out["min_keep"] = d.min_keep
+        out["min_keep"] = number(d.min_keep)
         out["best_k"] = dec.best_k
         out["best_benefit"] = number(dec.best_benefit)
         derived: dict[str, object] = {"E": d.E, "L": d.L, "R": d.R, "avg": d.avg,

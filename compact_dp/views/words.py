@@ -89,9 +89,10 @@ def _decision_reason(dec: Decision, printed: bool = True) -> str:
     if dec.candidates == 0:
         return (f"skip: no candidate k — with {lines(dec.lines, dec.unit)} there is nothing left to "
                 f"summarise after keeping at least {d.min_keep:,}.")
-    if t is None or dec.best_benefit == NO_CANDIDATE and t.benefit != t.benefit:
-        return ("skip: every candidate's net benefit is NaN (not a number), so none can "
-                "win; check the parameters (a 0 × ∞ or ∞ − ∞ among the prices and counts).")
+    if t is None or dec.best_benefit == NO_CANDIDATE and not t.benefit > NO_CANDIDATE:
+        return ("skip: no candidate's net benefit beats the starting value of −10¹⁸: each "
+                "is NaN (a 0 × ∞ or ∞ − ∞ among the parameters) or lower still; check the "
+                "prices and counts.")
     what = "compacting now" if dec.whole else f"the best candidate (keep {lines(t.k, dec.unit)})"
     if not dec.best_benefit > 0:
         loss = "gains nothing" if dec.best_benefit == 0 else \

@@ -1,0 +1,286 @@
+"""Bad, odd and hostile input: each case is one a reviewer broke an earlier version with.
+
+Every test runs compact-dp in-process with internal errors re-raised (conftest.run_main),
+so "no traceback" is checked, not assumed: a crash fails the test instead of passing as
+exit status 2.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from compact_dp.core.models import MODEL_TABLE
+from compact_dp.sessions.read import read_session
+
+from .conftest import INPUTS, run_main
+from .session_fixtures import OPENAI_MESSAGES, ClaudeSession, claude_session, codex_lines, \
+    dumps, text
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def write(tmp_path: Path, data: bytes | str, name: str = "session.jsonl") -> Path:
+    f = tmp_path / name
+    f.write_bytes(data.encode() if isinstance(data, str) else data)
+    return f
+
+
+def decided(*args: str) -> dict:
+    r = run_main("--json", *args)
+    assert r.status == 0, r.err
+    return json.loads(r.out)
+
+
+# --- every model on every format -------------------------------------------------------------
+
+@pytest.mark.parametrize("model", sorted(MODEL_TABLE))
+@pytest.mark.parametrize("example", ["claude-code.jsonl", "codex.jsonl", "openai-chat.json"])
+def test_every_model_decides_every_format(model, example):
+    """v2 counts user lines; sessions that are not bash-agent's have them too."""
+    out = decided("--model", model, str(EXAMPLES / example))
+    assert out["model"] == model and out["decision"] in ("compact", "skip")
+    r = run_main("replay", "--model", model, "--json", str(EXAMPLES / example))
+    if MODEL_TABLE[model].turn_keep:
+        assert r.status == 2 and "turn-keep" in r.err
+    else:
+        assert r.status == 0, r.err
+
+
+def test_v2_counts_the_same_user_turns_on_a_session_as_the_session_reports():
+    out = decided("--model", "v2", "--keep", "best", str(EXAMPLES / "claude-code.jsonl"))
+    assert out["derived"]["E"] > 0 and out["session"]["user_turns"] > 0
+
+
+# --- the awk form's odd values ---------------------------------------------------------------
+
+@pytest.mark.parametrize("value", ["+nan", "-nan"])
+def test_a_nan_min_keep_ratio_scores_nothing_like_awk(value):
+    """awk reads +nan as NaN: min_keep is NaN, the k loop never runs, the answer is 0 (as
+    gawk prints).  Named options refuse it: only the awk form takes awk's odd values."""
+    f = str(INPUTS / "syn_40.jsonl")
+    r = run_main("-v", f"min_keep_ratio={value}", "-f", "compact_dp.awk", f)
+    assert (r.status, r.out, r.err) == (0, "0\n", "")
+    r = run_main("--json", "-v", f"min_keep_ratio={value}", "-f", "compact_dp.awk", f)
+    out = json.loads(r.out)
+    assert out["best_k"] == 0 and out["min_keep"] == "nan"
+    assert "no candidate k" in out["reason"]
+    r = run_main("--min-keep-ratio", value, f)
+    assert r.status == 2 and "--min-keep-ratio" in r.err
+
+
+def test_the_reason_for_hopelessly_negative_benefits_does_not_say_nan():
+    out = decided("--p-input", "1e15", "--summary-tokens", "1e12",
+                  str(INPUTS / "syn_400.jsonl"))
+    assert out["decision"] == "skip" and out["best_benefit"] == -1e18
+    assert "lower still" in out["reason"]
+
+
+# --- malformed lines are skipped, with a warning ---------------------------------------------
+
+def claude_with(bad_line: str) -> bytes:
+    s = claude_session()
+    lines = s.lines[:3] + [bad_line] + s.lines[3:]
+    return ("\n".join(lines) + "\n").encode()
+
+
+BAD_CLAUDE_LINES = [
+    '{"type":"system","subtype":"compact_boundary","compactMetadata":"auto",'
+    '"sessionId":"s-1","parentUuid":"u1"}',
+    '{"type":"assistant","sessionId":"s-1","message":["not","an","object"]}',
+    '{"type":"user","sessionId":"s-1","message":{"role":"user","content":7}}',
+    '{"type":["user"],"sessionId":"s-1"}',
+    '[' * 100_000 + ']' * 100_000,
+]
+
+
+@pytest.mark.parametrize("bad", BAD_CLAUDE_LINES, ids=range(len(BAD_CLAUDE_LINES)))
+def test_a_malformed_claude_code_line_costs_nothing_but_itself(bad, tmp_path):
+    """Lines of a shape the format does not have are left out (a line that claims to be
+    conversation but is not, with a one-line warning); the rest reads as without them."""
+    good = read_session([str(write(tmp_path, claude_with("{}"), "good.jsonl"))])
+    r = run_main("--json", str(write(tmp_path, claude_with(bad))))
+    assert r.status == 0, r.err
+    assert r.err.count("\n") <= 1 and ("skipped" in r.err or not r.err)
+    session = json.loads(r.out)["session"]
+    assert session["requests"] == len(good.requests)
+    assert session["compactions"] == len(good.compactions) + ("compact_boundary" in bad)
+    assert session["last_request_tokens"] == good.last_request_tokens
+
+
+def test_a_conversation_line_without_a_message_object_is_named_in_a_warning(tmp_path):
+    r = run_main(str(write(tmp_path, claude_with(BAD_CLAUDE_LINES[1]))))
+    assert r.status == 0 and "1 line(s) are malformed and were skipped" in r.err
+
+
+@pytest.mark.parametrize("bad, warned", [
+    ('{"timestamp":"2026-03-01T10:00:00Z","type":["event_msg"],"payload":{}}', False),
+    ('{"timestamp":"2026-03-01T10:00:00Z","type":"event_msg","payload":{"type":{"a":1}}}',
+     False),
+    ('{"timestamp":"2026-03-01T10:00:00Z","type":"response_item","payload":[1]}', True),
+])
+def test_a_malformed_codex_line_costs_nothing_but_itself(bad, warned, tmp_path):
+    """A line whose type is not a name is not Codex's (left out quietly); an envelope with
+    a payload of the wrong shape is Codex's, broken, and said so."""
+    lines, want = codex_lines()
+    f = write(tmp_path, "\n".join(lines[:5] + [bad] + lines[5:]) + "\n")
+    r = run_main("--json", str(f))
+    assert r.status == 0, r.err
+    assert r.err == ("compact-dp: warning: 1 line(s) are malformed and were skipped\n"
+                     if warned else "")
+    assert json.loads(r.out)["session"]["requests"] == want["requests"]
+
+
+def test_malformed_openai_messages_are_skipped_and_called_messages(tmp_path):
+    messages = OPENAI_MESSAGES[:3] + [{"role": ["user"], "content": "x"}, 5] + \
+        OPENAI_MESSAGES[3:]
+    r = run_main("--json", str(write(tmp_path, json.dumps(messages), "chat.json")))
+    assert r.status == 0 and "2 item(s) are not a message" in r.err, r.err
+    assert json.loads(r.out)["session"]["messages"] == len(OPENAI_MESSAGES)
+
+
+@pytest.mark.parametrize("data", [b'[{"role":["user"],"content":"x"}]', b"[" * 100_000])
+def test_a_file_of_nothing_but_malformed_messages_is_a_one_line_error(data, tmp_path):
+    r = run_main("--format", "openai", str(write(tmp_path, data, "chat.json")))
+    assert r.status == 2 and r.err.count("\n") == 1 and "chat.json: " in r.err
+
+
+# --- the format -------------------------------------------------------------------------------
+
+def test_an_explicit_wrong_format_is_an_error_not_an_empty_session(tmp_path):
+    cc = str(EXAMPLES / "claude-code.jsonl")
+    r = run_main("--format", "codex", cc)
+    assert r.status == 2 and "no codex line" in r.err
+    r = run_main("--format", "claude-code", str(EXAMPLES / "openai-chat.json"))
+    assert r.status == 2 and "no claude-code line" in r.err
+
+
+def test_a_byte_order_mark_and_spaced_json_are_still_recognised(tmp_path):
+    bom = write(tmp_path, b"\xef\xbb\xbf" + json.dumps(OPENAI_MESSAGES).encode(), "bom.json")
+    assert decided(str(bom))["session"]["format"] == "openai"
+    assert decided(str(bom))["session"]["messages"] == len(OPENAI_MESSAGES)
+    s = claude_session()
+    spaced = "\n".join(json.dumps(json.loads(x)) for x in s.lines) + "\n"
+    f = write(tmp_path, spaced, "spaced.jsonl")
+    session = decided(str(f))["session"]
+    assert session["format"] == "claude-code" and session["requests"] == len(s.requests)
+
+
+def test_codex_counts_a_compaction_once_whichever_line_comes_first(tmp_path):
+    lines, want = codex_lines()
+    at = next(i for i, x in enumerate(lines) if '"type":"compacted"' in x)
+    event = next(i for i, x in enumerate(lines) if '"context_compacted"' in x)
+    swapped = list(lines)
+    swapped[at], swapped[event] = lines[event], lines[at]
+    for order in (lines, swapped):
+        f = write(tmp_path, "\n".join(order) + "\n")
+        assert decided(str(f))["session"]["compactions"] == want["compactions"]
+
+
+# --- usage written in unusual places or shapes -------------------------------------------------
+
+def two_block_response(first_usage: dict | None, later_usage: dict) -> bytes:
+    s = ClaudeSession()
+    s.user("hello")
+    s.response([text("a"), text("b")], (10, 1000, 0))
+    lines = [json.loads(x) for x in s.lines]
+    blocks = [x for x in lines if x["type"] == "assistant"]
+    if first_usage is None:
+        del blocks[0]["message"]["usage"]
+    else:
+        blocks[0]["message"]["usage"] = first_usage
+    blocks[1]["message"]["usage"] = later_usage
+    return ("\n".join(map(dumps, lines)) + "\n").encode()
+
+
+def test_usage_on_a_later_block_of_the_response_counts(tmp_path):
+    usage = {"input_tokens": 3, "cache_creation_input_tokens": 40000,
+             "cache_read_input_tokens": 500, "output_tokens": 9}
+    f = write(tmp_path, two_block_response(None, usage))
+    assert decided(str(f))["session"]["last_request_tokens"] == 40503
+
+
+@pytest.mark.parametrize("number", [lambda n: float(n), lambda n: str(n)])
+def test_token_counts_written_as_floats_or_strings_count(number, tmp_path):
+    usage = {"input_tokens": number(2), "cache_creation_input_tokens": number(50000),
+             "cache_read_input_tokens": number(1000), "output_tokens": number(7)}
+    f = write(tmp_path, two_block_response(usage, usage))
+    assert decided(str(f))["session"]["last_request_tokens"] == 51002
+
+
+def test_a_string_false_is_not_a_sidechain(tmp_path):
+    s = ClaudeSession()
+    s.user("hello")
+    s.response([text("a")], (10, 1000, 0))
+    lines = [json.loads(x) for x in s.lines]
+    for x in lines:
+        x["isSidechain"] = "false"
+    f = write(tmp_path, "\n".join(map(dumps, lines)) + "\n")
+    assert decided(str(f))["session"]["requests"] == 1
+
+
+# --- replay -------------------------------------------------------------------------------------
+
+def test_replay_of_a_folder_goes_on_past_a_file_that_fails(tmp_path, monkeypatch):
+    """One broken session must not cost the others their table (COMPACT_DP_DEBUG unset,
+    as for a user)."""
+    from compact_dp.replay import batch
+    (tmp_path / "good.jsonl").write_bytes((EXAMPLES / "claude-code.jsonl").read_bytes())
+    (tmp_path / "bad.jsonl").write_bytes((EXAMPLES / "claude-code.jsonl").read_bytes())
+    real = batch.replay_file
+
+    def breaks_on_bad(path, *args, **kw):
+        if path.endswith("bad.jsonl"):
+            raise RuntimeError("a bug met in one file")
+        return real(path, *args, **kw)
+
+    monkeypatch.setattr(batch, "replay_file", breaks_on_bad)
+    r = run_main("replay", "--json", str(tmp_path), environ={"COMPACT_DP_DEBUG": ""})
+    assert r.status == 0, r.err
+    sessions = {Path(s["session"]).name: s for s in json.loads(r.out)["sessions"]}
+    assert "a bug met in one file" in sessions["bad.jsonl"]["error"]
+    assert sessions["good.jsonl"]["policies"]
+    r = run_main("replay", str(tmp_path), environ={"COMPACT_DP_DEBUG": "", "COLUMNS": "200"})
+    assert r.status == 0 and "1 file(s) left out" in r.out and "a bug met" in r.out
+
+
+def test_replay_recorded_on_a_session_without_usage_says_why(tmp_path):
+    f = write(tmp_path, "\n".join(map(dumps, [m for m in OPENAI_MESSAGES])) + "\n",
+              "chat.jsonl")
+    r = run_main("replay", "--policy", "recorded", str(f))
+    assert r.status in (0, 1, 2) and "recorded" in r.err and "usage" in r.err
+    assert r.err.count("\n") == 1
+
+
+# --- narrow terminals ---------------------------------------------------------------------------
+
+def test_explain_at_forty_columns_folds_numbers_and_never_cuts_them():
+    r = run_main("--explain", "--p-input", "1e15", "--summary-tokens", "1e12",
+                 str(INPUTS / "syn_2500.jsonl"), environ={"COLUMNS": "40"})
+    assert r.status == 0
+    assert all(len(line) <= 40 for line in r.out.splitlines())
+    table = r.out[r.out.index("net $"):]
+    joined = "".join(cell.strip() for line in table.splitlines()
+                     for cell in line.split("|")[2:3])
+    assert "-1,000,000,567,388,898,459,648.0000" in joined       # k = 2,499, folded whole
+    assert "2,499" in table and "…2,198" in table
+
+
+# --- options ------------------------------------------------------------------------------------
+
+def test_now_accepts_iso_8601_with_a_space_and_dates_alone():
+    cc = str(EXAMPLES / "claude-code.jsonl")
+    assert decided("--now", "2026-02-11 10:00", cc)["session"]["cache"]["now"] == 1770804000
+    assert decided("--now", "2026-02-11", cc)["session"]["cache"]["now"] == 1770768000
+    r = run_main("--now", "yesterday", cc)
+    assert r.status == 2 and "--now" in r.err
+
+
+def test_given_prices_are_the_prices_json_reports():
+    out = decided("--p-input", "1000", "--p-out", "1", str(EXAMPLES / "claude-code.jsonl"))
+    prices = out["session"]["prices"]
+    assert prices["input"] == 1000 and prices["output"] == 1
+    assert "p_input" in prices["source"] and out["session"]["sources"]["p_input"] == "given"
+
