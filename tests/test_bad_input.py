@@ -284,3 +284,10 @@ def test_given_prices_are_the_prices_json_reports():
     assert prices["input"] == 1000 and prices["output"] == 1
     assert "p_input" in prices["source"] and out["session"]["sources"]["p_input"] == "given"
 
+
+def test_every_help_page_fits_eighty_columns():
+    from compact_dp.cli.main import COMMANDS
+    for topic in [None, *COMMANDS]:
+        r = run_main("help", *([topic] if topic else []), environ={"COLUMNS": "80"})
+        assert r.status == 0, (topic, r.err)
+        assert all(len(line) <= 80 for line in r.out.splitlines()), topic

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import sys
 import time
@@ -417,3 +418,148 @@ def test_installed_commands_run(tmp_path):
     run = subprocess.run(command, shell=True, input=b"{}", capture_output=True,
                          env=clean_env(COMPACT_DP_CACHE=str(tmp_path)), timeout=60)
     assert run.returncode == 0 and run.stdout.count(b"\n") == 1
+
+
+def test_force_then_uninstall_gives_back_the_replaced_status_line(tmp_path):
+    """uninstall removes exactly what install added: a statusLine that --force replaced
+    comes back, untouched, and after other edits too."""
+    f = tmp_path / "settings.json"
+    original = ('{\n  "statusLine": {"type": "command", "command": "~/.claude/my.sh"},\n'
+                '  "theme": "dark"\n}\n')
+    f.write_text(original)
+    cc_settings.install(str(f), force=True, prefix="/opt/compact-dp")
+    assert "my.sh" in (tmp_path / "settings.json.compact-dp-backup").read_text()
+    cc_settings.uninstall(str(f))
+    assert f.read_text() == original
+    cc_settings.install(str(f), force=True, prefix="/opt/compact-dp")
+    data = json.loads(f.read_text())
+    data["theme"] = "light"                                           # the user edits
+    f.write_text(json.dumps(data))
+    cc_settings.uninstall(str(f))
+    assert json.loads(f.read_text()) == {"statusLine": {"type": "command",
+                                                        "command": "~/.claude/my.sh"},
+                                         "theme": "light"}
+
+
+@pytest.mark.parametrize("original", [
+    '{\n    "env": {"NOTE": "caf\\u00e9"},  "hooks": {}, "x": [1, 2]\n}\n',
+    "", '{"statusLine": null}'])
+def test_installing_twice_then_uninstalling_gives_the_first_file_back(original, tmp_path):
+    """The backup is the file before compact-dp was first installed: a second install
+    (adding --block-auto-compact) keeps it, so uninstall gives those bytes back."""
+    f = tmp_path / "settings.json"
+    f.write_text(original)
+    cc_settings.install(str(f), prefix="/opt/compact-dp")
+    cc_settings.install(str(f), prefix="/opt/compact-dp", block_auto_compact=True)
+    assert "PreCompact" in json.loads(f.read_text())["hooks"]
+    cc_settings.uninstall(str(f))
+    assert f.exists() and f.read_text() == original
+
+
+def test_settings_keep_their_permissions_and_their_symlink(tmp_path):
+    """A settings file may hold API keys: its backup is as private as it is.  A symlinked
+    settings.json (dotfile managers) stays a link; its target is what changes."""
+    target = tmp_path / "dotfiles" / "settings.json"
+    target.parent.mkdir()
+    target.write_text('{"env": {"ANTHROPIC_API_KEY": "sk-secret"}}\n')
+    target.chmod(0o600)
+    link = tmp_path / "settings.json"
+    link.symlink_to(target)
+    cc_settings.install(str(link), prefix="/opt/compact-dp")
+    assert link.is_symlink() and "statusLine" in json.loads(target.read_text())
+    backup = target.parent / "settings.json.compact-dp-backup"
+    assert backup.stat().st_mode & 0o777 == 0o600
+    assert target.stat().st_mode & 0o777 == 0o600
+    cc_settings.uninstall(str(link))
+    assert link.is_symlink() and "sk-secret" in target.read_text()
+
+
+@pytest.mark.parametrize("data", ['{"hooks": {"UserPromptSubmit": {"oops": 1}}}',
+                                  '{"hooks": null}', '{"hooks": []}'])
+def test_install_refuses_hooks_of_the_wrong_shape_without_damage(data, tmp_path):
+    f = tmp_path / "settings.json"
+    f.write_text(data)
+    r = run_main("install", "claude-code", "--settings", str(f))
+    assert r.status == 2 and "not touching it" in r.err and r.err.count("\n") == 1
+    assert f.read_text() == data
+    assert not (tmp_path / "settings.json.compact-dp-backup").exists()
+
+
+def big_session(tmp_path: Path, responses: int = 24, block: int = 200_000) -> Path:
+    """A session of several megabytes: more than one read of the status line's chunk."""
+    s = ClaudeSession()
+    cached = 0
+    for i in range(responses):
+        s.user(f"step {i}")
+        s.response([text("x" * block)], (3, 60_000, cached))
+        cached += 60_000
+    f = tmp_path / "big.jsonl"
+    f.write_bytes(s.text())
+    return f
+
+
+def test_statusline_reading_a_long_transcript_makes_progress_call_by_call(
+        tmp_path, monkeypatch):
+    """When a transcript takes longer to read than one call may spend, each call reads on
+    from where the last stopped and says how far it is; then the line agrees with --json."""
+    from compact_dp.integrations import statusline as sl
+    monkeypatch.setattr(sl, "READING", -1.0)        # every call stops after one chunk
+    f = big_session(tmp_path)
+    lines = [statusline(status_json(f), tmp_path).out for _ in range(8)]
+    progress = [line for line in lines if "reading the transcript" in line]
+    assert 2 <= len(progress) < 8
+    shares = [int(line.split("reading the transcript, ")[1].split("%")[0]) for line in progress]
+    assert shares == sorted(shares) and len(set(shares)) == len(shares)
+    assert ("/compact" in lines[-1]) == (decision_of(f) == "compact")
+    assert "reading" not in lines[-1]
+
+
+def test_statusline_gets_past_a_line_longer_than_a_chunk(tmp_path, monkeypatch):
+    from compact_dp.integrations import statusline as sl
+    monkeypatch.setattr(sl, "READING", -1.0)
+    f = big_session(tmp_path, responses=2, block=3_000_000)
+    lines = [statusline(status_json(f), tmp_path).out for _ in range(4)]
+    assert "reading" not in lines[-1] and "ctx" in lines[-1]
+
+
+@pytest.mark.parametrize("model", ["v2", "v3.0.7", "cache-clock"])
+def test_statusline_and_hooks_decide_with_any_model(model, tmp_path):
+    f = written_session(tmp_path)
+    r = statusline(status_json(f), tmp_path, COMPACT_DP_MODEL=model)
+    assert r.status == 0 and "compact-dp:" not in r.out
+    want = run_main("--json", "--model", model, str(f))
+    assert ("/compact" in r.out) == ('"decision":"compact"' in want.out)
+    h = hook("user-prompt-submit", {"transcript_path": str(f)}, tmp_path)
+    assert h.status == 0 and h.err == ""
+
+
+@pytest.mark.parametrize("extra", [
+    {"context_window": {"context_window_size": 1e308, "current_usage": {"input_tokens": -5}}},
+    {"context_window": {"context_window_size": -100, "used_percentage": float("inf")}},
+    {"prompt_cache": {"warm": True, "expires_at": 1e300}},
+    {"prompt_cache": {"warm": True, "expires_at": -1e300}},
+    {"prompt_cache": {"warm": True, "expires_at": time.time() + 50 * 365 * 86400}},
+])
+def test_statusline_ignores_absurd_numbers(extra, tmp_path):
+    f = written_session(tmp_path)
+    plain = statusline(status_json(f), tmp_path).out
+    r = statusline(status_json(f, **extra), tmp_path)
+    assert r.status == 0 and r.out.count("\n") == 1
+    assert not any(word in r.out for word in ("inf", "nan", "-1", "99999"))
+    assert not re.search(r"\d{4,}d", r.out)                 # no 18,262 days left
+    assert len(r.out) <= len(plain) + 20
+
+
+@pytest.mark.parametrize("args, warned, blocks", [
+    (["--margin", "5"], False, True), (["--margin=5"], False, True),
+    (["--margin", "nan"], True, True), (["--margin", "-100"], True, True),
+    (["--margin", "100"], False, False), (["--margin=101"], True, True),
+])
+def test_pre_compact_margin_is_a_percentage(args, warned, blocks, tmp_path):
+    """An unusable --margin is said on stderr and the default (10) kept; the hook still
+    answers, exit 0."""
+    f = small_session(tmp_path)
+    r = hook("pre-compact", {"transcript_path": str(f), "trigger": "auto"}, tmp_path, *args)
+    assert decision_of(f) == "skip"
+    assert r.status == 0 and ("--margin" in r.err) == warned
+    assert ('"block"' in r.out) == blocks

@@ -25,9 +25,10 @@ SAFETY_PERCENT = 10.0      # never block within this share of the window's end
 USAGE = """Usage: compact-dp hook user-prompt-submit
        compact-dp hook pre-compact [--margin PERCENT]
 
-Claude Code hooks (JSON on stdin). user-prompt-submit adds a note to the context when
-compacting now pays; pre-compact blocks an automatic compaction that does not pay yet,
-unless the context is within PERCENT (default 10) of the window.
+Claude Code hooks (JSON on stdin). user-prompt-submit adds a note to the
+context when compacting now pays; pre-compact blocks an automatic compaction
+that does not pay yet, unless the context is within PERCENT (default 10) of
+the window.
 """
 
 
@@ -39,6 +40,8 @@ def _decide(hook: dict, environ):
         return None, None
     session = read_incremental(os.path.expanduser(path),
                                environ.get("COMPACT_DP_CACHE")).session
+    if session is None:
+        return None, None
     answered, question = decide_session(session, env=environ, now=time.time())
     return answered.decision, session
 
@@ -73,6 +76,28 @@ def pre_compact(hook: dict, environ, margin: float = SAFETY_PERCENT) -> str:
     return json.dumps({"decision": "block", "reason": reason}) + "\n"
 
 
+def margin_of(args: list[str], env: Env) -> float:
+    """--margin PERCENT (or --margin=PERCENT), a number from 0 to 100; anything else is
+    said on stderr and the default kept — a hook never fails."""
+    text = None
+    for i, a in enumerate(args):
+        if a == "--margin" and i + 1 < len(args):
+            text = args[i + 1]
+        elif a.startswith("--margin="):
+            text = a.split("=", 1)[1]
+    if text is None:
+        return SAFETY_PERCENT
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 100:
+        env.warn(f"hook: --margin {text!r} is not a percentage from 0 to 100; using "
+                 f"{SAFETY_PERCENT:g}")
+        return SAFETY_PERCENT
+    return value
+
+
 def run(argv: list[str], env: Env) -> int:
     """Dispatch a hook; on any internal error print to stderr and exit 0."""
     if not argv or argv[0] in ("--help", "-h"):
@@ -83,10 +108,7 @@ def run(argv: list[str], env: Env) -> int:
         env.fail(f"hook: unknown hook {name!r} (user-prompt-submit, pre-compact)", 0)
         return 0
     try:
-        margin = SAFETY_PERCENT
-        if "--margin" in rest:
-            i = rest.index("--margin")
-            margin = float(rest[i + 1])
+        margin = margin_of(rest, env)
         import json
         raw = env.stdin.read() if env.stdin is not None else b""
         hook = json.loads(raw or b"{}")

@@ -60,6 +60,17 @@ def ours(command: object) -> bool:
                                                    " hook pre-compact"))
 
 
+class Settings:
+    """A settings file as read: its real path (through symlinks), bytes, JSON, mode."""
+
+    def __init__(self, path: str):
+        self.path = os.path.realpath(path)
+        self.backup = self.path + BACKUP_SUFFIX
+        self.exists = os.path.exists(self.path)
+        self.mode = os.stat(self.path).st_mode & 0o7777 if self.exists else 0o600
+        self.raw, self.data = read_settings(self.path)
+
+
 def read_settings(path: str) -> tuple[bytes, dict]:
     try:
         with open(path, "rb") as f:
@@ -77,6 +88,11 @@ def read_settings(path: str) -> tuple[bytes, dict]:
     if not isinstance(data, dict):
         raise UsageError(f"{path} is not a JSON object; not touching it")
     return raw, data
+
+
+def _keep(file: Settings, content: bytes, target: str) -> None:
+    """Write a backup with the settings' own permissions (they may hold API keys)."""
+    write_atomic(target, content, mode=file.mode)
 
 
 def dumps_like(data: dict, original: bytes) -> bytes:
@@ -107,9 +123,20 @@ def installed(data: dict, prefix: str, block_auto_compact: bool, force: bool) ->
     if not isinstance(hooks, dict):
         raise UsageError("settings' \"hooks\" is not an object; not touching it")
     for event, groups in add["hooks"].items():
-        existing = [g for g in hooks.get(event, []) if not _group_is_ours(g)]
+        current_groups = hooks.get(event, [])
+        if not isinstance(current_groups, list):
+            raise UsageError(f"settings' \"hooks\".\"{event}\" is not a list; not touching it")
+        existing = [g for g in current_groups if not _group_is_ours(g)]
         hooks[event] = existing + groups
     return out
+
+
+def is_installed(data: dict) -> bool:
+    """Settings that hold any of compact-dp's entries."""
+    hooks = data.get("hooks")
+    return ours(_get_command(data.get("statusLine"))) or isinstance(hooks, dict) and any(
+        isinstance(groups, list) and any(_group_is_ours(g) for g in groups)
+        for groups in hooks.values())
 
 
 def uninstalled(data: dict) -> dict:
@@ -154,52 +181,64 @@ def diff(path: str, before: bytes, after: bytes) -> str:
 
 def install(path: str, dry_run: bool = False, force: bool = False,
             block_auto_compact: bool = False, prefix: str | None = None) -> str:
-    """Merge the entries in; returns the diff (empty: nothing to change)."""
-    raw, data = read_settings(path)
-    new = dumps_like(installed(data, prefix or command_prefix(), block_auto_compact, force),
-                     raw)
-    change = diff(path, raw, new)
+    """Merge the entries in; returns the diff (empty: nothing to change).  The backup is
+    the file as it was before compact-dp was first installed in it: installing again keeps
+    it."""
+    file = Settings(path)
+    new = dumps_like(installed(file.data, prefix or command_prefix(), block_auto_compact,
+                               force), file.raw)
+    change = diff(path, file.raw, new)
     if change and not dry_run:
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        if raw:
-            with open(path + BACKUP_SUFFIX, "wb") as f:
-                f.write(raw)
-        write_atomic(path, new)
+        os.makedirs(os.path.dirname(file.path), exist_ok=True)
+        if file.exists and not is_installed(file.data):
+            _keep(file, file.raw, file.backup)
+        write_atomic(file.path, new, mode=file.mode)
     return change
 
 
 def uninstall(path: str, dry_run: bool = False) -> str:
-    """Remove the entries; the file before install comes back byte for byte when nothing
-    else changed since (and a file install created goes away)."""
-    raw, data = read_settings(path)
-    if not raw:
+    """Remove the entries.  When nothing else changed since install, the file is the one
+    before install again, byte for byte (a statusLine that --force replaced included); a
+    file install created goes away.  After other edits, those stay, and a replaced
+    statusLine comes back."""
+    file = Settings(path)
+    if not file.exists or not is_installed(file.data):
         return ""
-    result = uninstalled(data)
-    backup = path + BACKUP_SUFFIX
-    original: bytes | None = None
-    if os.path.exists(backup):
-        with open(backup, "rb") as f:
+    result = uninstalled(file.data)
+    original = None
+    if os.path.exists(file.backup):
+        with open(file.backup, "rb") as f:
             original = f.read()
     new: bytes | None
-    if original is not None and _same_json(original, result):
-        new = original                           # exactly the file before install
-    elif original is None and result == {}:
-        new = None                               # install created it: take it away again
+    if original is None:
+        new = None if result == {} else dumps_like(result, file.raw)
     else:
-        new = dumps_like(result, raw)
-    change = diff(path, raw, new or b"")
-    if change and not dry_run:
-        with open(backup, "wb") as f:            # what is replaced is kept
-            f.write(raw)
-        if new is None:
-            os.unlink(path)
+        try:
+            before = json.loads(original) if original.strip() else {}
+        except ValueError:
+            before = None
+        if isinstance(before, dict) and _same_apart_from_replaced(result, before):
+            new = original                       # exactly the file before install
         else:
-            write_atomic(path, new)
+            if isinstance(before, dict) and "statusLine" not in result and \
+                    "statusLine" in before and not ours(_get_command(before["statusLine"])):
+                result["statusLine"] = before["statusLine"]     # what --force replaced
+            new = dumps_like(result, file.raw)
+    change = diff(path, file.raw, new or b"")
+    if change and not dry_run:
+        _keep(file, file.raw, file.backup)       # what is replaced is kept
+        if new is None:
+            os.unlink(file.path)
+        else:
+            write_atomic(file.path, new, mode=file.mode)
     return change
 
 
-def _same_json(raw: bytes, data: dict) -> bool:
-    try:
-        return bool(raw.strip()) and json.loads(raw) == data
-    except ValueError:
-        return False
+def _same_apart_from_replaced(result: dict, before: dict) -> bool:
+    """Is ``result`` (the file less compact-dp's entries) the file before install, but for
+    a statusLine install replaced?"""
+    expected = uninstalled(before)
+    if "statusLine" in expected and not ours(_get_command(expected["statusLine"])) and \
+            "statusLine" not in result:
+        expected = {k: v for k, v in expected.items() if k != "statusLine"}
+    return result == expected

@@ -21,6 +21,7 @@ from ..environment import Env
 from ..views.words import duration
 
 BUDGET = 1.5                         # seconds before giving up on the transcript
+READING = 1.0                        # seconds of reading per call; the rest waits its turn
 RESET, DIM, GREEN, YELLOW, CYAN, BOLD = "\033[0m", "\033[2m", "\033[32m", "\033[33m", \
     "\033[36m", "\033[1m"
 
@@ -30,7 +31,11 @@ class OutOfTime(Exception):
 
 
 def _number(x: object) -> float | None:
-    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+    """A finite, non-negative number from the JSON (anything else: unknown)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return None
+    x = float(x)
+    return x if 0 <= x < 1e15 else None
 
 
 def _get(obj: object, *keys: str) -> object:
@@ -111,6 +116,8 @@ def cache_part(status: dict, question, paint: Painter, now: float) -> str | None
     pc = _get(status, "prompt_cache")
     if isinstance(pc, dict):
         expires = _number(pc.get("expires_at"))
+        if expires is not None and abs(expires - now) > 365 * 86400:
+            expires = None                   # not a time this status line can mean
         warm = pc.get("warm")
         if expires is not None:
             left = expires - now
@@ -149,9 +156,15 @@ def status_line(status: dict, environ, now: float, colour: bool,
         try:
             from ..library import decide_session
             from ..sessions.incremental import read_incremental
-            session = read_incremental(os.path.expanduser(path), cache_folder).session
-            answered, question = decide_session(session, env=environ, now=now)
-            decision = answered.decision
+            reading = read_incremental(os.path.expanduser(path), cache_folder,
+                                       deadline=time.monotonic() + READING)
+            session = reading.session
+            if session is None:
+                share = reading.done / reading.size if reading.size else 0.0
+                problem = f"reading the transcript, {share:.0%}"
+            else:
+                answered, question = decide_session(session, env=environ, now=now)
+                decision = answered.decision
         except OutOfTime:
             problem = "transcript too slow to read"
         except Exception as e:            # never break the status bar
@@ -183,7 +196,7 @@ def run(argv: list[str], env: Env) -> int:
     args = list(argv)
     if "--help" in args or "-h" in args:
         env.write("Usage: compact-dp statusline [--color auto|always|never]\n\n"
-                  "Reads Claude Code's statusLine JSON on stdin and prints one line: whether "
+                  "Reads Claude Code's statusLine JSON on stdin and prints one line: whether\n"
                   "/compact pays now, the context's use and the cache's state.\n")
         return 0
     if "--color" in args:

@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import marshal
 import os
+import time
 import zlib
 
-from ..errors import InputError
+from ..core.scan import CHUNK
+from ..errors import FormatError, InputError
 from .model import Session
-from .read import HEAD, finish_tail, read_session, reader_for
+from .read import (BOM, HEAD, check_recognised, feed_block, finish_tail, read_session,
+                   reader_for)
 from .sizing import size_session
 from .sniff import sniff
 
@@ -44,10 +47,18 @@ def cache_dir(environ: dict | None = None) -> str:
 
 
 class Reading:
-    """What one incremental read did: the session, and how many bytes it read."""
+    """What one incremental read did: the session (None when the time ran out before the
+    end of the file: the next call goes on from where this one stopped), how many bytes it
+    read, and how far into the file it is."""
 
-    def __init__(self, session: Session, bytes_read: int, resumed: bool):
+    def __init__(self, session: Session | None, bytes_read: int, resumed: bool,
+                 done: int = 0, size: int = 0):
         self.session, self.bytes_read, self.resumed = session, bytes_read, resumed
+        self.done, self.size = done, size
+
+    @property
+    def complete(self) -> bool:
+        return self.session is not None
 
 
 def _cache_file(folder: str, path: str) -> str:
@@ -85,8 +96,10 @@ def _save(file: str, saved: dict) -> None:
 
 
 def read_incremental(path: str, folder: str | None = None, tokens: str = "auto",
-                     format: str = "auto") -> Reading:
-    """The sized session of a file that may have grown since the last call."""
+                     format: str = "auto", deadline: float | None = None) -> Reading:
+    """The sized session of a file that may have grown since the last call.  With a
+    ``deadline`` (time.monotonic()), reading stops there and the progress is saved: the
+    next call goes on from that point."""
     folder = cache_dir() if folder is None else folder
     try:
         f = open(path, "rb")
@@ -94,61 +107,71 @@ def read_incremental(path: str, folder: str | None = None, tokens: str = "auto",
         raise InputError(f"{path}: is a directory") from None
     except OSError as e:
         raise InputError(f"{path}: {e.strerror or e}") from None
-    try:
-        st = os.fstat(f.fileno())
-        file = _cache_file(folder, path)
-        saved = _load(file, path, st)
-        if saved is not None:
-            offset = saved["offset"]
-            f.seek(max(0, offset - CHECK))
-            if f.read(min(CHECK, offset)) != saved["check"]:
-                saved = None
-        if saved is None:
-            head = f.read(HEAD)
-            found = sniff(head) if format == "auto" else format
-            f.seek(0)
-            if found not in RESUMABLE:
-                f.close()
-                return Reading(read_session([path], format, tokens), st.st_size, False)
-            reader, offset, resumed = reader_for(found), 0, False
-        else:
-            found = saved["format"]
-            reader = reader_for(found)
-            reader = type(reader).from_state(saved["reader"])
-            resumed = True
-            f.seek(offset)
-        data = f.read()
-    except OSError as e:
-        raise InputError(f"{path}: {e.strerror or e}") from None
-    finally:
-        f.close()
-    end = data.rfind(b"\n") + 1                 # only complete lines are kept
+    with f:
+        try:
+            return _read(f, path, folder, tokens, format, deadline)
+        except OSError as e:
+            raise InputError(f"{path}: {e.strerror or e}") from None
+
+
+def _read(f, path: str, folder: str, tokens: str, format: str,
+          deadline: float | None) -> Reading:
+    st = os.fstat(f.fileno())
+    file = _cache_file(folder, path)
+    saved = _load(file, path, st)
+    if saved is not None:
+        offset = saved["offset"]
+        f.seek(max(0, offset - CHECK))
+        if f.read(min(CHECK, offset)) != saved["check"]:
+            saved = None
+    if saved is None:
+        head = f.read(HEAD)
+        found = sniff(head.removeprefix(BOM)) if format == "auto" else format
+        if found not in RESUMABLE:
+            return Reading(read_session([path], format, tokens), st.st_size, False,
+                           st.st_size, st.st_size)
+        reader = reader_for(found)
+        offset = len(BOM) if head.startswith(BOM) else 0
+        check, resumed = b"", False
+    else:
+        found = saved["format"]
+        reader = type(reader_for(found)).from_state(saved["reader"])
+        offset, check, resumed = saved["offset"], saved["check"], True
+    f.seek(offset)
     markers = (b'"user"', b'"assistant"', b'"system"') if found == "claude-code" else None
-    if end:
-        import json                            # only when there is something new to parse
-        loads = json.loads
-        for line in data[:end].split(b"\n"):
-            if not line.strip() or markers is not None and \
-                    not any(m in line for m in markers):
-                continue
-            try:
-                reader.feed(loads(line))
-            except ValueError:
-                reader.skip_bad_line()
-    offset += end
-    check = ((saved["check"] if saved is not None else b"") + data[:end])[-CHECK:]
+    pending, read, stopped = b"", 0, False
+    while True:
+        data = f.read(CHUNK)
+        if not data:
+            break
+        read += len(data)
+        block = pending + data if pending else data
+        end = block.rfind(b"\n") + 1                # only complete lines are kept
+        feed_block(reader, block[:end], markers)
+        offset += end
+        check = (check + block[:end])[-CHECK:]
+        pending = block[end:]
+        if deadline is not None and end and time.monotonic() > deadline:
+            stopped = f.read(1) != b""
+            break
     state = reader.state()
-    _save(file, {"version": CACHE_VERSION, "path": path, "ino": st.st_ino, "dev": st.st_dev,
-                 "offset": offset, "check": check, "format": found, "reader": state})
-    tail = data[end:]
-    if tail.strip():                            # a line still being written: not saved
+    if read or not resumed:
+        _save(file, {"version": CACHE_VERSION, "path": path, "ino": st.st_ino,
+                     "dev": st.st_dev, "offset": offset, "check": check, "format": found,
+                     "reader": state})
+    if stopped:
+        return Reading(None, read, resumed, offset, st.st_size)
+    if pending.strip():                         # a line still being written: not saved
         reader = type(reader).from_state(marshal.loads(marshal.dumps(state)))
-    warning = finish_tail(reader, tail, markers)
+    warning = finish_tail(reader, pending, markers)
+    check_recognised(reader, path, found)
     session = reader.session(path)
     if warning:
         session.warnings.append(warning)
+    if found == "claude-code" and not session.kinds and reader.skipped.get("sidechain"):
+        raise FormatError(f"{path}: only sub-agent lines (isSidechain): a subagents/ file, "
+                          "not a main session")
     if not session.requests and session.kinds:
         session.warnings.append("no API request recorded yet: sizes come from the content "
                                 "and the stats from the defaults")
-    return Reading(size_session(session, tokens), len(data), resumed)
-
+    return Reading(size_session(session, tokens), read, resumed, offset, st.st_size)
