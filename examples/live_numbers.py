@@ -27,6 +27,11 @@ def short(name: str) -> str:
     return name[:8] + "…" if len(name) > 20 else name
 
 
+def dollars(x: float) -> str:
+    """$1.80, or −$1.36 for a loss (the sign before the dollar)."""
+    return f"{'−' if x < -0.005 else ''}${abs(x):,.2f}"
+
+
 def tokens_section(files: list[Path]) -> str:
     """--tokens usage against --tokens bytes on every real session."""
     from compact_dp.sessions.read import read_session
@@ -67,7 +72,8 @@ def replay_section(files: list[Path]) -> str:
             f"| `{short(f.name)}` | {bill['requests']:,} | ${bill['input_cost']:,.2f} | "
             f"${rec['input_cost'] - rec['unrecorded_cost']:,.2f} ({error:+.2%}) | "
             f"{dp['compactions']}, ${dp['comparable_cost']:,.2f} | "
-            f"${base - dp['comparable_cost']:,.2f} | ${base - th['comparable_cost']:,.2f} |")
+            f"{dollars(base - dp['comparable_cost'])} | "
+            f"{dollars(base - th['comparable_cost'])} |")
     return "\n".join(rows)
 
 
