@@ -168,6 +168,36 @@ def test_a_byte_order_mark_and_spaced_json_are_still_recognised(tmp_path):
     assert session["format"] == "claude-code" and session["requests"] == len(s.requests)
 
 
+BASH_AGENT_LOOKALIKES = {
+    "a tool call's input names Claude Code's keys":
+        {"sessionId": "s", "parentUuid": None, "type": "user"},
+    "a tool call's input names Codex's keys": {"type": "event_msg", "payload": {"x": 1}},
+    "a tool call's input names OpenAI roles": {"role": "tool", "tool_calls": []},
+}
+
+
+@pytest.mark.parametrize("name", sorted(BASH_AGENT_LOOKALIKES))
+def test_a_bash_agent_file_is_not_taken_for_another_format(name, tmp_path):
+    """Another format's keys nested inside a bash-agent message (a tool call's arguments)
+    are not that format: only top-level keys count."""
+    lines = (INPUTS / "syn_40.jsonl").read_bytes().split(b"\n")
+    call = {"role": "assistant", "content": [{"type": "tool_use", "id": "t9", "name": "x",
+                                              "input": BASH_AGENT_LOOKALIKES[name]}]}
+    f = write(tmp_path, b"\n".join(lines[:1] + [dumps(call).encode()] + lines[1:]))
+    got = decided(str(f))
+    want = decided("--format", "bash-agent", str(f))
+    assert got["session"]["format"] == "bash-agent"
+    assert (got["decision"], got["best_k"]) == (want["decision"], want["best_k"])
+
+
+@pytest.mark.parametrize("first", [b"[agent] started 2026-01-01",
+                                   b'{"role":"user","content":"hi","instructions":"x",'
+                                   b'"id":"1","timestamp":"t"}'])
+def test_a_stray_first_line_does_not_change_the_format(first, tmp_path):
+    f = write(tmp_path, first + b"\n" + (INPUTS / "syn_40.jsonl").read_bytes())
+    assert decided(str(f))["session"]["format"] == "bash-agent"
+
+
 def test_codex_counts_a_compaction_once_whichever_line_comes_first(tmp_path):
     lines, want = codex_lines()
     at = next(i for i, x in enumerate(lines) if '"type":"compacted"' in x)
@@ -291,3 +321,25 @@ def test_every_help_page_fits_eighty_columns():
         r = run_main("help", *([topic] if topic else []), environ={"COLUMNS": "80"})
         assert r.status == 0, (topic, r.err)
         assert all(len(line) <= 80 for line in r.out.splitlines()), topic
+
+
+@pytest.mark.parametrize("value", [2 ** 64, 2 ** 63 - 1, 10 ** 400, 1e30, "1e400"])
+def test_absurd_token_counts_and_times_count_as_nothing(value, tmp_path):
+    """A count no request can have (a quadrillion tokens and up) or a time no clock shows
+    is garbage: it counts as 0 (or no time), and every output still writes."""
+    s = ClaudeSession()
+    s.user("hello")
+    s.response([text("a")], (3, 1000, 0))
+    s.user("more")
+    s.response([text("b")], (3, 10, 1000))
+    lines = [json.loads(x) for x in s.lines]
+    last = [x for x in lines if x["type"] == "assistant"][-1]
+    last["message"]["usage"]["cache_read_input_tokens"] = value
+    last["timestamp"] = value
+    f = write(tmp_path, "\n".join(json.dumps(x) for x in lines) + "\n")
+    assert decided(str(f))["session"]["last_request_tokens"] == 13
+    assert run_main("replay", "--json", str(f)).status == 0
+    lines, _ = codex_lines()
+    data = "\n".join(lines).replace('"input_tokens":9000', f'"input_tokens":{value}')
+    f = write(tmp_path, data + "\n", "rollout.jsonl")
+    assert run_main("replay", "--json", str(f)).status == 0

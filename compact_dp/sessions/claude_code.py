@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from .jsonsize import json_size
 from .reader import LineReader
-from .model import (ASSISTANT, CONTEXT, TOOL, USER, Compaction, Request, Session, Usage,
-                    count, skipped_warnings)
+from .model import (ASSISTANT, CONTEXT, MAX_COUNT, TOOL, USER, Compaction, Request, Session,
+                    Usage, count, skipped_warnings)
 from .timefmt import parse_time
 
 FORMAT = "claude-code"
@@ -82,7 +82,7 @@ class ClaudeCodeReader(LineReader):
                 pre = meta.get("preTokens")
                 self.compactions.append([len(self.kinds), parse_time(obj.get("timestamp")),
                                          trigger if isinstance(trigger, str) else None,
-                                         pre if isinstance(pre, int) else None])
+                                         pre if isinstance(pre, int) and 0 <= pre < MAX_COUNT else None])
                 self.after_boundary = True
             return
         if kind not in ("user", "assistant"):

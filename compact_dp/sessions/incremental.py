@@ -81,18 +81,22 @@ def _load(file: str, path: str, st: os.stat_result) -> dict | None:
 
 
 def _save(file: str, saved: dict) -> None:
-    """Atomically replace the cache file; any failure just leaves no cache."""
+    """Atomically replace the cache file; any failure (a full disk, the status line's time
+    running out mid-write) leaves the old cache or none, and no temporary file."""
+    tmp = f"{file}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(file), exist_ok=True)
-        tmp = f"{file}.{os.getpid()}.tmp"
         with open(tmp, "wb") as f:
             marshal.dump(saved, f)
         os.replace(tmp, file)
     except OSError:
-        try:
-            os.unlink(tmp)
-        except (OSError, UnboundLocalError):
-            pass
+        pass
+    finally:
+        if os.path.exists(tmp):
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
 
 
 def read_incremental(path: str, folder: str | None = None, tokens: str = "auto",
@@ -139,21 +143,26 @@ def _read(f, path: str, folder: str, tokens: str, format: str,
         offset, check, resumed = saved["offset"], saved["check"], True
     f.seek(offset)
     markers = (b'"user"', b'"assistant"', b'"system"') if found == "claude-code" else None
-    pending, read, stopped = b"", 0, False
+    parts: list[bytes] = []                     # a line not finished yet, in pieces
+    read, stopped = 0, False
     while True:
         data = f.read(CHUNK)
         if not data:
             break
         read += len(data)
-        block = pending + data if pending else data
-        end = block.rfind(b"\n") + 1                # only complete lines are kept
-        feed_block(reader, block[:end], markers)
-        offset += end
-        check = (check + block[:end])[-CHECK:]
-        pending = block[end:]
-        if deadline is not None and end and time.monotonic() > deadline:
+        cut = data.rfind(b"\n") + 1                # only complete lines are fed
+        if not cut:
+            parts.append(data)                     # joined once, not once per chunk
+            continue
+        block = b"".join(parts) + data[:cut] if parts else data[:cut]
+        parts = [data[cut:]] if cut < len(data) else []
+        feed_block(reader, block, markers)
+        offset += len(block)
+        check = block[-CHECK:] if len(block) >= CHECK else (check + block)[-CHECK:]
+        if deadline is not None and time.monotonic() > deadline:
             stopped = f.read(1) != b""
             break
+    pending = b"".join(parts)
     state = reader.state()
     if read or not resumed:
         _save(file, {"version": CACHE_VERSION, "path": path, "ino": st.st_ino,
@@ -164,7 +173,7 @@ def _read(f, path: str, folder: str, tokens: str, format: str,
     if pending.strip():                         # a line still being written: not saved
         reader = type(reader).from_state(marshal.loads(marshal.dumps(state)))
     warning = finish_tail(reader, pending, markers)
-    check_recognised(reader, path, found)
+    check_recognised(reader, path, found, sniffed=format == "auto")
     session = reader.session(path)
     if warning:
         session.warnings.append(warning)

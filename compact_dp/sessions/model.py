@@ -19,9 +19,12 @@ USER, TOOL, ASSISTANT, CONTEXT = "user", "tool", "assistant", "context"
 KINDS = (USER, TOOL, ASSISTANT, CONTEXT)
 
 
+MAX_COUNT = 10 ** 15           # no request holds a quadrillion tokens: above is garbage
+
+
 def count(x: object) -> int:
-    """A token count from a file: a positive whole number (an int, or a float or numeric
-    string holding one, rounded); anything else 0."""
+    """A token count from a file: a positive whole number below MAX_COUNT (an int, or a
+    float or numeric string holding one, rounded); anything else 0."""
     if isinstance(x, bool):
         return 0
     if isinstance(x, str):
@@ -30,8 +33,8 @@ def count(x: object) -> int:
         except ValueError:
             return 0
     if isinstance(x, float):
-        return int(round(x)) if x == x and 0 < x < 1e15 else 0
-    return x if isinstance(x, int) and x > 0 else 0
+        return int(round(x)) if x == x and 0 < x < MAX_COUNT else 0
+    return x if isinstance(x, int) and 0 < x < MAX_COUNT else 0
 
 
 def skipped_warnings(skipped: dict[str, int], unit: str = "line(s)") -> list[str]:

@@ -45,7 +45,8 @@ def chunks(stream: IO[bytes], head: bytes, chunk: int = CHUNK) -> Iterator[bytes
 
 
 BOM = b"\xef\xbb\xbf"
-LINE_ERRORS = (TypeError, AttributeError, KeyError, ValueError, IndexError, RecursionError)
+LINE_ERRORS = (TypeError, AttributeError, KeyError, ValueError, IndexError, RecursionError,
+               OverflowError)
 
 
 def feed_line(reader, line: bytes, loads) -> None:
@@ -77,19 +78,22 @@ def feed_block(reader, block: bytes, markers: tuple[bytes, ...] | None) -> None:
 def feed_lines(reader, data: Iterator[bytes], markers: tuple[bytes, ...] | None
                ) -> tuple[int, bytes]:
     """Feed every complete line; returns (bytes consumed, the unterminated tail)."""
-    pending = b""
+    parts: list[bytes] = []               # a line not finished yet, in pieces
     consumed = 0
     first = True
     for block in data:
         if first and block.startswith(BOM):
             block, consumed = block[len(BOM):], len(BOM)
         first = False
-        block = pending + block if pending else block
-        end = block.rfind(b"\n") + 1
-        feed_block(reader, block[:end], markers)
-        consumed += end
-        pending = block[end:]
-    return consumed, pending
+        cut = block.rfind(b"\n") + 1
+        if not cut:
+            parts.append(block)           # joined once the line ends, not once per chunk
+            continue
+        whole = b"".join(parts) + block[:cut] if parts else block[:cut]
+        parts = [block[cut:]] if cut < len(block) else []
+        feed_block(reader, whole, markers)
+        consumed += len(whole)
+    return consumed, b"".join(parts)
 
 
 def finish_tail(reader, tail: bytes, markers: tuple[bytes, ...] | None) -> str | None:
@@ -111,11 +115,17 @@ def finish_tail(reader, tail: bytes, markers: tuple[bytes, ...] | None) -> str |
     return None
 
 
-def check_recognised(reader, name: str, format: str) -> None:
+def check_recognised(reader, name: str, format: str, sniffed: bool = False) -> None:
     """A file in which the reader recognised nothing of its format is not that format."""
     if not reader.recognised and reader.seen_lines:
-        raise FormatError(f"{name}: no {format} line in it (a session in another format? "
-                          "--format auto tells)")
+        raise FormatError(f"{name}: no {format} line in it " + _hint(format, sniffed))
+
+
+def _hint(format: str, sniffed: bool) -> str:
+    if sniffed:
+        return (f"though its first bytes look like {format}'s; --format "
+                f"{'|'.join(f for f in FORMATS if f != format)} reads it as another")
+    return "(a session in another format? --format auto tells)"
 
 
 def read_session(paths: list[str], format: str = "auto", tokens: str = "auto",
@@ -140,7 +150,7 @@ def read_session(paths: list[str], format: str = "auto", tokens: str = "auto",
         if found == "bash-agent":
             session = _bash_agent(paths, stream, head, stdin)
         else:
-            session = _jsonl(found, stream, head, name)
+            session = _jsonl(found, stream, head, name, sniffed=format == "auto")
     except OSError as e:
         raise InputError(f"{name}: {e.strerror or e}") from None
     finally:
@@ -176,7 +186,7 @@ def _bash_agent(paths: list[str], stream: IO[bytes], head: bytes,
 
 
 def _jsonl(format: str, stream: IO[bytes], head: bytes, name: str,
-           sidechains: bool = False) -> Session:
+           sidechains: bool = False, sniffed: bool = False) -> Session:
     import json
 
     reader = reader_for(format, sidechains)
@@ -188,17 +198,18 @@ def _jsonl(format: str, stream: IO[bytes], head: bytes, name: str,
             document = json.loads(head + stream.read())
         except (ValueError, RecursionError):
             raise FormatError(f"{name}: not valid JSON (an OpenAI chat array or one "
-                              "message per line)") from None
+                              "message per line)" + ("; --format bash-agent reads any "
+                                                     "lines" if sniffed else "")) from None
         try:
             reader.feed(document)
         except LINE_ERRORS:
             reader.skip_malformed()
-        check_recognised(reader, name, format)
+        check_recognised(reader, name, format, sniffed)
         return reader.session(name)
     markers = CLAUDE_MARKERS if format == "claude-code" else None
     _, tail = feed_lines(reader, chunks(stream, head), markers)
     warning = finish_tail(reader, tail, markers)
-    check_recognised(reader, name, format)
+    check_recognised(reader, name, format, sniffed)
     session = reader.session(name)
     if warning:
         session.warnings.append(warning)

@@ -1,7 +1,10 @@
 """``--format auto``: tell the format from the first bytes of a file.
 
-Byte patterns, not JSON parsing: a bash-agent decision must not pay json's (and re's)
-import, and every format announces itself in its first lines.
+Byte patterns first: a plain bash-agent file matches none of the other formats' patterns,
+and its decision must not pay json's import.  Where a pattern does match, the lines are
+parsed to confirm it at the top level of an object — a bash-agent message can carry the
+same bytes inside a tool call's arguments (``{"input": {"sessionId": …, "type": "user"}}``),
+and that must not make it another format.
 """
 
 from __future__ import annotations
@@ -16,34 +19,90 @@ CODEX = (b'"type":"session_meta"', b'"type":"response_item"', b'"type":"event_ms
 OPENAI_ONLY = (b'"role":"tool"', b'"role":"system"', b'"role":"developer"', b'"tool_calls"',
                b'"tool_call_id"')
 ROLE = b'"role":'
+CONFIRM_LINES = 200                  # complete lines parsed, at most, to confirm a format
+
+
+def _names(patterns: tuple[bytes, ...]) -> frozenset[str]:
+    return frozenset(p.split(b'"')[-2].decode() for p in patterns if p.startswith(b'"type"'))
+
+
+CLAUDE_NAMES, CODEX_NAMES = _names(CLAUDE_TYPES), _names(CODEX)
+OPENAI_ROLES = frozenset({"tool", "function", "system", "developer"})
+
+
+def _claude(obj: dict) -> bool:
+    return obj.get("type") in CLAUDE_NAMES and (
+        "sessionId" in obj or "parentUuid" in obj or obj.get("type") == "file-history-snapshot")
+
+
+def _codex(obj: dict) -> bool:
+    return obj.get("type") in CODEX_NAMES and isinstance(obj.get("payload"), dict)
+
+
+def _legacy_codex(obj: dict) -> bool:
+    """A rollout from before the envelope (mid-2025) opens with its session line."""
+    return "instructions" in obj and "id" in obj and "timestamp" in obj and "role" not in obj
+
+
+def _openai(obj: dict) -> bool:
+    """A message in a shape bash-agent never writes, or a ``{"messages": [...]}`` object."""
+    if isinstance(obj.get("messages"), list) and "role" not in obj:
+        return True
+    role = obj.get("role")
+    return isinstance(role, str) and (role in OPENAI_ROLES or "tool_calls" in obj or
+                                      "tool_call_id" in obj)
+
+
+def _some_line(head: bytes, test) -> bool | None:
+    """Does one of the first JSON-object lines pass ``test`` at its top level?  None when
+    no line is a whole JSON object (a pretty-printed document): the bytes must do."""
+    import json
+    parsed = False
+    for line in head.split(b"\n", CONFIRM_LINES)[:CONFIRM_LINES]:
+        line = line.strip()
+        if not line.startswith(b"{"):
+            continue
+        try:
+            obj = json.loads(line)
+        except (ValueError, RecursionError):
+            continue                       # not JSON, or the head's cut last line
+        if isinstance(obj, dict):
+            if test(obj):
+                return True
+            parsed = True
+    return None if not parsed else False
 
 
 def sniff(head: bytes) -> str | None:
     """The format the first bytes show, or None when they show none of them.
 
     Claude Code and Codex lines carry their envelope (``sessionId``/``parentUuid`` with a
-    ``type``; ``type`` + ``payload``); a JSON array, or role lines in a shape bash-agent
-    never writes (tool or system roles, tool_calls), are OpenAI chat; other role lines are
-    bash-agent's (which reads any bytes, so a stray non-JSON line does not matter).
-    JSON written with spaces (``"type": "user"``, as Python's json.dumps does) is matched
-    as if it had none.
+    ``type``; ``type`` + ``payload``); a JSON array of objects, or role lines in a shape
+    bash-agent never writes (tool or system roles, tool_calls), are OpenAI chat; other
+    role lines are bash-agent's (which reads any bytes, so a stray non-JSON line does not
+    matter).  JSON written with spaces (``"type": "user"``, as Python's json.dumps does)
+    is matched as if it had none.
     """
+    raw = head
     head = head.replace(b'" :', b'":').replace(b'": ', b'":')
     text = head.lstrip()
     if not text:
         return "bash-agent"                # nothing to tell: the awk's answer is 0
-    if any(c in head for c in CLAUDE) and any(t in head for t in CLAUDE_TYPES):
+    if any(c in head for c in CLAUDE) and any(t in head for t in CLAUDE_TYPES) and \
+            _some_line(raw, _claude) is not False:
         return "claude-code"
-    if b'"payload":' in head and any(t in head for t in CODEX):
+    if b'"payload":' in head and any(t in head for t in CODEX) and \
+            _some_line(raw, _codex) is not False:
         return "codex"
     first = text.split(b"\n", 1)[0]
-    if b'"instructions"' in first and b'"id":' in first and b'"timestamp":' in first:
-        return "codex"                     # a rollout from before the envelope (mid-2025)
-    if text[:1] == b"[":
-        return "openai"
+    if b'"instructions"' in first and b'"id":' in first and b'"timestamp":' in first and \
+            _some_line(raw.lstrip().split(b"\n", 1)[0], _legacy_codex) is not False:
+        return "codex"
+    if text[:1] == b"[" and text[1:].lstrip()[:1] in (b"{", b"]"):
+        return "openai"                    # an array of messages (not "[agent] started")
     if ROLE in head:
-        if any(o in head for o in OPENAI_ONLY) or (text[:1] == b"{" and
-                                                   b'"messages"' in first):
+        if (any(o in head for o in OPENAI_ONLY) or b'"messages"' in first) and \
+                _some_line(raw, _openai) is not False:
             return "openai"
         return "bash-agent"
     return None

@@ -18,6 +18,8 @@ def _days_from_civil(y: int, m: int, d: int) -> int:
 def parse_time(text: object) -> float | None:
     """Seconds since the epoch, or None for anything that is not a timestamp."""
     if isinstance(text, (int, float)) and not isinstance(text, bool):
+        if not 0 <= text < 1e14:             # not a time: garbage, NaN or infinite
+            return None
         return float(text) / (1000.0 if text > 1e11 else 1.0)
     if not isinstance(text, str) or len(text) < 10:
         return None
