@@ -563,3 +563,91 @@ def test_pre_compact_margin_is_a_percentage(args, warned, blocks, tmp_path):
     assert decision_of(f) == "skip"
     assert r.status == 0 and ("--margin" in r.err) == warned
     assert ('"block"' in r.out) == blocks
+
+
+def test_install_uninstall_cycles_on_a_new_file_always_take_it_all_out(tmp_path):
+    """Uninstall keeps what it replaces as the backup; such a backup (it holds compact-dp's
+    entries) is never mistaken for the file before install."""
+    f = tmp_path / "settings.json"
+    for _ in range(3):
+        cc_settings.install(str(f), prefix="/opt/compact-dp")
+        assert cc_settings.uninstall(str(f)) != ""
+        assert not f.exists()
+    f.write_text('{"theme": "dark"}\n')
+    for _ in range(2):
+        cc_settings.install(str(f), prefix="/opt/compact-dp")
+        cc_settings.uninstall(str(f))
+        assert f.read_text() == '{"theme": "dark"}\n'
+
+
+def test_a_backup_an_older_version_left_with_our_entries_is_not_restored(tmp_path):
+    f = tmp_path / "settings.json"
+    installed_before = cc_settings.dumps_like(
+        cc_settings.installed({"theme": "dark"}, "/old/compact-dp", False, False), b"{}\n")
+    (tmp_path / "settings.json.compact-dp-backup").write_bytes(installed_before)
+    f.write_bytes(cc_settings.dumps_like(
+        cc_settings.installed({"theme": "dark"}, "/old/compact-dp", True, False), b"{}\n"))
+    cc_settings.uninstall(str(f))
+    assert json.loads(f.read_text()) == {"theme": "dark"}
+
+
+def test_our_status_line_with_options_the_docs_give_is_still_ours(tmp_path):
+    f = tmp_path / "settings.json"
+    f.write_text('{"theme": "dark"}\n')
+    cc_settings.install(str(f), prefix="/opt/compact-dp")
+    data = json.loads(f.read_text())
+    data["statusLine"]["command"] += " --color never"                   # docs/claude-code.md
+    data["hooks"]["UserPromptSubmit"][0]["hooks"].append({"type": "command",
+                                                          "command": "echo mine"})
+    f.write_text(json.dumps(data))
+    assert cc_settings.install(str(f), prefix="/opt/compact-dp") != ""  # not "foreign"
+    cc_settings.uninstall(str(f))
+    left = json.loads(f.read_text())
+    assert "statusLine" not in left and "compact-dp" not in f.read_text()
+    assert left["hooks"]["UserPromptSubmit"] == [{"hooks": [{"type": "command",
+                                                             "command": "echo mine"}]}]
+
+
+def test_settings_that_cannot_be_written_are_one_line_and_unchanged(tmp_path):
+    f = tmp_path / "settings.json"
+    f.write_text('{"theme": "dark"}\n')
+    f.chmod(0o444)
+    r = run_main("install", "claude-code", "--settings", str(f))
+    assert r.status == 2 and "read-only" in r.err and r.err.count("\n") == 1
+    f.chmod(0o644)
+    (tmp_path / "settings.json.compact-dp-backup").mkdir()
+    r = run_main("install", "claude-code", "--settings", str(f))
+    assert r.status == 2 and "cannot write" in r.err and r.err.count("\n") == 1
+    assert f.read_text() == '{"theme": "dark"}\n'
+
+
+def test_every_hook_event_must_be_a_list(tmp_path):
+    f = tmp_path / "settings.json"
+    f.write_text('{"hooks": {"Stop": 5}}')
+    r = run_main("install", "claude-code", "--settings", str(f))
+    assert r.status == 2 and '"Stop"' in r.err and f.read_text() == '{"hooks": {"Stop": 5}}'
+
+
+def test_the_install_message_names_the_backup_that_exists(tmp_path):
+    real = tmp_path / "dotfiles" / "settings.json"
+    real.parent.mkdir()
+    real.write_text("{}\n")
+    link = tmp_path / "settings.json"
+    link.symlink_to(real)
+    r = run_main("install", "claude-code", "--settings", str(link))
+    assert f"backup: {real}.compact-dp-backup" in r.out
+    new = tmp_path / "new" / "settings.json"
+    r = run_main("install", "claude-code", "--settings", str(new))
+    assert r.status == 0 and "backup" not in r.out
+
+
+def test_hooks_read_a_long_transcript_across_calls_and_say_nothing_meanwhile(
+        tmp_path, monkeypatch):
+    from compact_dp.integrations import hooks as cc_hooks
+    monkeypatch.setattr(cc_hooks, "READING", -1.0)     # every call stops after one chunk
+    f = big_session(tmp_path)
+    outs = [hook("user-prompt-submit", {"transcript_path": str(f)}, tmp_path)
+            for _ in range(8)]
+    assert all(r.status == 0 and r.err == "" for r in outs)
+    assert outs[0].out == ""
+    assert bool(outs[-1].out) == (decision_of(f) == "compact")

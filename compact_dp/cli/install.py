@@ -36,15 +36,18 @@ def _target(files: list[str] | None) -> None:
 def build_install(env: Env):
     def install(files: list[str] | None, settings: str | None, dry_run: bool, force: bool,
                 block_auto_compact: bool) -> int:
-        from ..integrations.settings import default_settings, install as do_install
+        from ..integrations.settings import backup_of, default_settings, install as do_install
         _target(files)
         path = settings or default_settings()
         change = do_install(path, dry_run, force, block_auto_compact)
         if dry_run:
             return env.write(change or f"{path}: already installed, nothing to change\n")
-        return env.write(f"{path}: " + ("status line and hooks installed (backup: "
-                                        f"{path}.compact-dp-backup)\n" if change else
-                                        "already installed, nothing to change\n"))
+        if not change:
+            return env.write(f"{path}: already installed, nothing to change\n")
+        import os
+        kept = backup_of(path)
+        return env.write(f"{path}: status line and hooks installed" +
+                         (f" (backup: {kept})\n" if os.path.exists(kept) else "\n"))
     return command("install", install, INSTALL_OPTIONS, "claude-code", INSTALL_DOC,
                    "TARGET")
 

@@ -21,6 +21,8 @@ import time
 from ..environment import Env
 
 SAFETY_PERCENT = 10.0      # never block within this share of the window's end
+READING = 5.0              # seconds of reading, well inside install's 10 s hook timeout;
+                           # an unfinished read is saved and the hook says nothing
 
 USAGE = """Usage: compact-dp hook user-prompt-submit
        compact-dp hook pre-compact [--margin PERCENT]
@@ -38,8 +40,8 @@ def _decide(hook: dict, environ):
     path = hook.get("transcript_path")
     if not isinstance(path, str) or not path:
         return None, None
-    session = read_incremental(os.path.expanduser(path),
-                               environ.get("COMPACT_DP_CACHE")).session
+    session = read_incremental(os.path.expanduser(path), environ.get("COMPACT_DP_CACHE"),
+                               deadline=time.monotonic() + READING).session
     if session is None:
         return None, None
     answered, question = decide_session(session, env=environ, now=time.time())

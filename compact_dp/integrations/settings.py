@@ -3,10 +3,13 @@ Code's ``settings.json``, merged in one step.
 
 * Every other key is left as it was; a ``statusLine`` that is someone else's is not
   replaced without ``--force``.
-* Before every write the old file is kept as ``settings.json.compact-dp-backup``; the new
-  one is written to a temporary file and renamed over it.
+* The first install keeps the file as it was in ``settings.json.compact-dp-backup``, and
+  uninstall keeps there what it replaces; every write goes to a temporary file renamed
+  over the old one, with the old one's permissions.
 * ``uninstall`` removes exactly what ``install`` added.  When the file is still what
-  install made of the backup, it is the backup again, byte for byte.
+  install made of the backup, it is the backup again, byte for byte.  A backup that holds
+  compact-dp's own entries (what an uninstall kept, or what an older version wrote) is
+  never taken for the original.
 * ``--dry-run`` prints the change as a diff and writes nothing.
 """
 
@@ -51,13 +54,23 @@ def entries(prefix: str, block_auto_compact: bool) -> dict:
                            "padding": 0}, "hooks": hooks}
 
 
+HOOK_NAMES = ("user-prompt-submit", "pre-compact")
+
+
 def ours(command: object) -> bool:
     """A command install wrote: compact-dp (or python -m compact_dp) running its status
-    line or one of its hooks."""
-    return isinstance(command, str) and ("compact-dp" in command or
-                                         "compact_dp" in command) and \
-        any(command.rstrip().endswith(k) for k in (" statusline", " hook user-prompt-submit",
-                                                   " hook pre-compact"))
+    line or one of its hooks — with any options the user added (``--color never``)."""
+    if not isinstance(command, str) or not ("compact-dp" in command or
+                                            "compact_dp" in command):
+        return False
+    words = command.split()
+    return "statusline" in words[1:] or any(
+        a == "hook" and b in HOOK_NAMES for a, b in zip(words[1:], words[2:]))
+
+
+def backup_of(path: str) -> str:
+    """Where the backup of a settings file goes: beside the real file (through links)."""
+    return os.path.realpath(path) + BACKUP_SUFFIX
 
 
 class Settings:
@@ -65,7 +78,7 @@ class Settings:
 
     def __init__(self, path: str):
         self.path = os.path.realpath(path)
-        self.backup = self.path + BACKUP_SUFFIX
+        self.backup = backup_of(path)
         self.exists = os.path.exists(self.path)
         self.mode = os.stat(self.path).st_mode & 0o7777 if self.exists else 0o600
         self.raw, self.data = read_settings(self.path)
@@ -90,9 +103,20 @@ def read_settings(path: str) -> tuple[bytes, dict]:
     return raw, data
 
 
-def _keep(file: Settings, content: bytes, target: str) -> None:
-    """Write a backup with the settings' own permissions (they may hold API keys)."""
-    write_atomic(target, content, mode=file.mode)
+def _write(file: Settings, content: bytes, target: str) -> None:
+    """Write the settings or their backup atomically, with the settings' own permissions
+    (they may hold API keys); a failure is one line, and leaves the old file."""
+    try:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        write_atomic(target, content, mode=file.mode)
+    except OSError as e:
+        raise UsageError(f"cannot write {target}: {e.strerror or e}; {file.path} is "
+                         "unchanged") from None
+
+
+def _writable(file: Settings) -> None:
+    if file.exists and not file.mode & 0o200:
+        raise UsageError(f"{file.path} is read-only; not touching it (chmod u+w to allow)")
 
 
 def dumps_like(data: dict, original: bytes) -> bytes:
@@ -122,12 +146,11 @@ def installed(data: dict, prefix: str, block_auto_compact: bool, force: bool) ->
     hooks = out.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise UsageError("settings' \"hooks\" is not an object; not touching it")
-    for event, groups in add["hooks"].items():
-        current_groups = hooks.get(event, [])
-        if not isinstance(current_groups, list):
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
             raise UsageError(f"settings' \"hooks\".\"{event}\" is not a list; not touching it")
-        existing = [g for g in current_groups if not _group_is_ours(g)]
-        hooks[event] = existing + groups
+    for event, groups in add["hooks"].items():
+        hooks[event] = _without_ours(hooks.get(event, [])) + groups
     return out
 
 
@@ -135,7 +158,7 @@ def is_installed(data: dict) -> bool:
     """Settings that hold any of compact-dp's entries."""
     hooks = data.get("hooks")
     return ours(_get_command(data.get("statusLine"))) or isinstance(hooks, dict) and any(
-        isinstance(groups, list) and any(_group_is_ours(g) for g in groups)
+        isinstance(groups, list) and _without_ours(groups) != groups
         for groups in hooks.values())
 
 
@@ -150,7 +173,7 @@ def uninstalled(data: dict) -> dict:
             groups = hooks[event]
             if not isinstance(groups, list):
                 continue
-            kept = [g for g in groups if not _group_is_ours(g)]
+            kept = _without_ours(groups)
             if kept:
                 hooks[event] = kept
             else:
@@ -164,10 +187,21 @@ def _get_command(entry: object) -> object:
     return entry.get("command") if isinstance(entry, dict) else None
 
 
-def _group_is_ours(group: object) -> bool:
-    if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
-        return False
-    return bool(group["hooks"]) and all(ours(_get_command(h)) for h in group["hooks"])
+def _without_ours(groups: list) -> list:
+    """Hook groups less compact-dp's hooks: a group left with none goes, a group the user
+    added hooks to keeps theirs."""
+    out = []
+    for group in groups:
+        hooks = group.get("hooks") if isinstance(group, dict) else None
+        if not isinstance(hooks, list):
+            out.append(group)
+            continue
+        kept = [h for h in hooks if not ours(_get_command(h))]
+        if len(kept) == len(hooks):
+            out.append(group)
+        elif kept:
+            out.append({**group, "hooks": kept})
+    return out
 
 
 def diff(path: str, before: bytes, after: bytes) -> str:
@@ -189,10 +223,10 @@ def install(path: str, dry_run: bool = False, force: bool = False,
                                force), file.raw)
     change = diff(path, file.raw, new)
     if change and not dry_run:
-        os.makedirs(os.path.dirname(file.path), exist_ok=True)
+        _writable(file)
         if file.exists and not is_installed(file.data):
-            _keep(file, file.raw, file.backup)
-        write_atomic(file.path, new, mode=file.mode)
+            _write(file, file.raw, file.backup)
+        _write(file, new, file.path)
     return change
 
 
@@ -205,32 +239,40 @@ def uninstall(path: str, dry_run: bool = False) -> str:
     if not file.exists or not is_installed(file.data):
         return ""
     result = uninstalled(file.data)
-    original = None
-    if os.path.exists(file.backup):
+    original: bytes | None = None
+    before: object = None
+    try:
         with open(file.backup, "rb") as f:
-            original = f.read()
+            kept = f.read()
+        before = json.loads(kept) if kept.strip() else {}
+        original = kept
+    except (OSError, ValueError):
+        pass
+    if not isinstance(before, dict) or is_installed(before):
+        original = None              # not a file from before install (an older backup)
     new: bytes | None
     if original is None:
         new = None if result == {} else dumps_like(result, file.raw)
     else:
-        try:
-            before = json.loads(original) if original.strip() else {}
-        except ValueError:
-            before = None
-        if isinstance(before, dict) and _same_apart_from_replaced(result, before):
+        assert isinstance(before, dict)
+        if _same_apart_from_replaced(result, before):
             new = original                       # exactly the file before install
         else:
-            if isinstance(before, dict) and "statusLine" not in result and \
+            if "statusLine" not in result and \
                     "statusLine" in before and not ours(_get_command(before["statusLine"])):
                 result["statusLine"] = before["statusLine"]     # what --force replaced
             new = dumps_like(result, file.raw)
     change = diff(path, file.raw, new or b"")
     if change and not dry_run:
-        _keep(file, file.raw, file.backup)       # what is replaced is kept
+        _writable(file)
+        _write(file, file.raw, file.backup)      # what is replaced is kept
         if new is None:
-            os.unlink(file.path)
+            try:
+                os.unlink(file.path)
+            except OSError as e:
+                raise UsageError(f"cannot remove {file.path}: {e.strerror or e}") from None
         else:
-            write_atomic(file.path, new, mode=file.mode)
+            _write(file, new, file.path)
     return change
 
 
