@@ -22,6 +22,7 @@ from .conftest import clean_env, command_path, cut, run_main, transcripts
 from .session_fixtures import ClaudeSession, claude_session, dumps, text
 
 ANSI = "\x1b["
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 def status_json(path: Path | str | None, session=None, **extra) -> bytes:
@@ -172,17 +173,23 @@ def slow(seconds: float) -> None:
         pass
 
 
-def test_statusline_and_hooks_start_light():
-    """Neither typer nor rich on the status line's path (python -X importtime)."""
-    data = status_json(None)
+def test_statusline_and_hooks_start_light(tmp_path):
+    """Neither typer nor rich on the status line's path (python -X importtime); and the
+    status line, reading a real transcript, not even json (re, enum) or signal's enums:
+    lightjson and _signal do their work for a third of the start-up."""
+    data = status_json(EXAMPLES / "claude-code.jsonl")
     for argv in (["statusline"], ["hook", "user-prompt-submit"]):
         p = subprocess.run([sys.executable, "-X", "importtime", "-m", "compact_dp", *argv],
-                           input=data, capture_output=True, env=clean_env(), timeout=60)
+                           input=data, capture_output=True, timeout=60,
+                           env=clean_env(COMPACT_DP_CACHE=str(tmp_path)))
         imported = {line.split("|")[-1].strip().split(".")[0]
                     for line in p.stderr.decode().splitlines()
                     if line.startswith("import time:")}
         assert p.returncode == 0 and "compact_dp" in imported
         assert not imported & {"typer", "rich", "click", "pydantic", "orjson"}
+        if argv == ["statusline"]:
+            assert b"/compact" in p.stdout                  # it did decide
+            assert not imported & {"json", "re", "enum"}
 
 
 # --- reading only what was appended -----------------------------------------------------------

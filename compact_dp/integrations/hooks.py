@@ -111,9 +111,9 @@ def run(argv: list[str], env: Env) -> int:
         return 0
     try:
         margin = margin_of(rest, env)
-        import json
+        from ..lightjson import loads
         raw = env.stdin.read() if env.stdin is not None else b""
-        hook = json.loads(raw or b"{}")
+        hook = loads(raw or b"{}")
         if not isinstance(hook, dict):
             hook = {}
         out = user_prompt_submit(hook, env.environ) if name == "user-prompt-submit" \

@@ -78,9 +78,9 @@ def table() -> dict:
     """The whole table (read once)."""
     global _TABLE
     if _TABLE is None:
-        import json
-        with open(TABLE_FILE, encoding="utf-8") as f:
-            _TABLE = json.load(f)
+        from ..lightjson import loads
+        with open(TABLE_FILE, "rb") as f:
+            _TABLE = loads(f.read())  # type: ignore[assignment]
     return _TABLE
 
 

@@ -1,8 +1,9 @@
 """Reading a session file in one streaming pass: sniff the format, feed the reader, size.
 
-Files are only ever read.  Lines are parsed with the standard library's json (orjson's
-import alone costs more than parsing a session), and a Claude Code line is parsed only if
-it can be conversation at all — most lines are progress events.
+Files are only ever read.  Lines are parsed by the standard library's C JSON scanner
+through ``lightjson``, which skips json's import (orjson's import alone costs more than
+parsing a session), and a Claude Code line is parsed only if it can be conversation at
+all — most lines are progress events.
 """
 
 from __future__ import annotations
@@ -67,8 +68,7 @@ def feed_block(reader, block: bytes, markers: tuple[bytes, ...] | None) -> None:
     """Feed the complete lines of a block (that ends with a newline, or is empty)."""
     if not block:
         return
-    import json                      # here: a bash-agent decision never needs it
-    loads = json.loads
+    from ..lightjson import loads    # here: a bash-agent decision never needs it
     for line in block.split(b"\n"):
         if not line.strip() or markers is not None and not any(m in line for m in markers):
             continue
@@ -102,9 +102,9 @@ def finish_tail(reader, tail: bytes, markers: tuple[bytes, ...] | None) -> str |
         return None
     if markers is not None and not any(m in tail for m in markers):
         return None
-    import json
+    from ..lightjson import loads
     try:
-        obj = json.loads(tail)
+        obj = loads(tail)
     except (ValueError, RecursionError):
         return (f"the last line ({len(tail):,} bytes) is incomplete — a session still being "
                 "written? — and was left out")
@@ -187,7 +187,7 @@ def _bash_agent(paths: list[str], stream: IO[bytes], head: bytes,
 
 def _jsonl(format: str, stream: IO[bytes], head: bytes, name: str,
            sidechains: bool = False, sniffed: bool = False) -> Session:
-    import json
+    from ..lightjson import loads
 
     reader = reader_for(format, sidechains)
     if head.startswith(BOM):
@@ -195,7 +195,7 @@ def _jsonl(format: str, stream: IO[bytes], head: bytes, name: str,
     if format == "openai" and head.lstrip()[:1] in (b"[", b"{") and \
             not _one_object_per_line(head):
         try:
-            document = json.loads(head + stream.read())
+            document = loads(head + stream.read())
         except (ValueError, RecursionError):
             raise FormatError(f"{name}: not valid JSON (an OpenAI chat array or one "
                               "message per line)" + ("; --format bash-agent reads any "
@@ -220,10 +220,10 @@ def _jsonl(format: str, stream: IO[bytes], head: bytes, name: str,
 
 
 def _one_object_per_line(head: bytes) -> bool:
-    import json
+    from ..lightjson import loads
     first = head.lstrip().split(b"\n", 1)[0]
     try:
-        return isinstance(json.loads(first), dict)
+        return isinstance(loads(first), dict)
     except (ValueError, RecursionError):
         return False
 

@@ -56,14 +56,14 @@ def _openai(obj: dict) -> bool:
 def _some_line(head: bytes, test) -> bool | None:
     """Does one of the first JSON-object lines pass ``test`` at its top level?  None when
     no line is a whole JSON object (a pretty-printed document): the bytes must do."""
-    import json
+    from ..lightjson import loads
     parsed = False
     for line in head.split(b"\n", CONFIRM_LINES)[:CONFIRM_LINES]:
         line = line.strip()
         if not line.startswith(b"{"):
             continue
         try:
-            obj = json.loads(line)
+            obj = loads(line)
         except (ValueError, RecursionError):
             continue                       # not JSON, or the head's cut last line
         if isinstance(obj, dict):
