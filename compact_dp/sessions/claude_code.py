@@ -53,8 +53,6 @@ class ClaudeCodeReader(LineReader):
     def __init__(self, sidechains: bool = False) -> None:
         super().__init__()
         self.sidechains = sidechains            # read sub-agents' lines too (their files)
-        self.kinds: list[str] = []
-        self.nbytes: list[int] = []
         # per request: [seen, time, model, input, write_5m, write_1h, read, output, segment]
         self.requests: list[list] = []
         self.by_key: dict[str, list[int]] = {}      # response key -> [request, message]

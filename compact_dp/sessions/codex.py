@@ -54,8 +54,6 @@ class CodexReader(LineReader):
 
     def __init__(self) -> None:
         super().__init__()
-        self.kinds: list[str] = []
-        self.nbytes: list[int] = []
         self.requests: list[list] = []     # [seen, time, model, input, w5m, w1h, read, out, seg]
         self.compactions: list[list] = []  # [at, time, trigger, pre_tokens]
         self.turns = 0

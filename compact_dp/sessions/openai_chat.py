@@ -23,8 +23,6 @@ class OpenAIChatReader(LineReader):
 
     def __init__(self) -> None:
         super().__init__()
-        self.kinds: list[str] = []
-        self.nbytes: list[int] = []
         self.seen: list[int] = []
         self.models: list[str | None] = []
         self.skipped["not a message"] = 0

@@ -13,6 +13,8 @@ class LineReader:
     format = ""
 
     def __init__(self) -> None:
+        self.kinds: list[str] = []        # per message: its kind (model.USER, TOOL, …)
+        self.nbytes: list[int] = []       # per message: the JSON size of its content
         self.skipped = {"not json": 0, "malformed": 0}
         self.recognised = 0               # lines of this reader's format
         self.seen_lines = 0               # lines fed, recognised or not
