@@ -19,11 +19,10 @@ import os
 import time
 import zlib
 
-from ..core.scan import CHUNK
-from ..errors import FormatError, InputError
+from ..errors import InputError
 from .model import Session
-from .read import (BOM, HEAD, check_recognised, feed_block, finish_tail, read_session,
-                   reader_for)
+from .read import (BOM, CLAUDE_MARKERS, HEAD, chunks, feed_block, finished, line_blocks,
+                   read_session, reader_for)
 from .sizing import size_session
 from .sniff import sniff
 
@@ -142,27 +141,18 @@ def _read(f, path: str, folder: str, tokens: str, format: str,
         reader = type(reader_for(found)).from_state(saved["reader"])
         offset, check, resumed = saved["offset"], saved["check"], True
     f.seek(offset)
-    markers = (b'"user"', b'"assistant"', b'"system"') if found == "claude-code" else None
-    parts: list[bytes] = []                     # a line not finished yet, in pieces
-    read, stopped = 0, False
-    while True:
-        data = f.read(CHUNK)
-        if not data:
-            break
-        read += len(data)
-        cut = data.rfind(b"\n") + 1                # only complete lines are fed
-        if not cut:
-            parts.append(data)                     # joined once, not once per chunk
-            continue
-        block = b"".join(parts) + data[:cut] if parts else data[:cut]
-        parts = [data[cut:]] if cut < len(data) else []
+    markers = CLAUDE_MARKERS if found == "claude-code" else None
+    rest: list[bytes] = []                      # a line not finished yet
+    start, stopped = offset, False
+    for block in line_blocks(chunks(f, b""), rest):
         feed_block(reader, block, markers)
         offset += len(block)
         check = block[-CHECK:] if len(block) >= CHECK else (check + block)[-CHECK:]
         if deadline is not None and time.monotonic() > deadline:
-            stopped = f.read(1) != b""
+            stopped = True
             break
-    pending = b"".join(parts)
+    read = f.tell() - start
+    stopped = stopped and f.read(1) != b""
     state = reader.state()
     if read or not resumed:
         _save(file, {"version": CACHE_VERSION, "path": path, "ino": st.st_ino,
@@ -170,17 +160,8 @@ def _read(f, path: str, folder: str, tokens: str, format: str,
                      "reader": state})
     if stopped:
         return Reading(None, read, resumed, offset, st.st_size)
+    pending = b"".join(rest)
     if pending.strip():                         # a line still being written: not saved
         reader = type(reader).from_state(marshal.loads(marshal.dumps(state)))
-    warning = finish_tail(reader, pending, markers)
-    check_recognised(reader, path, found, sniffed=format == "auto")
-    session = reader.session(path)
-    if warning:
-        session.warnings.append(warning)
-    if found == "claude-code" and not session.kinds and reader.skipped.get("sidechain"):
-        raise FormatError(f"{path}: only sub-agent lines (isSidechain): a subagents/ file, "
-                          "not a main session")
-    if not session.requests and session.kinds:
-        session.warnings.append("no API request recorded yet: sizes come from the content "
-                                "and the stats from the defaults")
+    session = finished(reader, pending, markers, path, found, sniffed=format == "auto")
     return Reading(size_session(session, tokens), read, resumed, offset, st.st_size)

@@ -16,7 +16,7 @@ from .sniff import FORMATS, sniff
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import IO, Iterator
+    from typing import IO, Iterable, Iterator
 
 HEAD = 1 << 16
 TOKEN_MODES = ("auto", "usage", "bytes")
@@ -75,25 +75,18 @@ def feed_block(reader, block: bytes, markers: tuple[bytes, ...] | None) -> None:
         feed_line(reader, line, loads)
 
 
-def feed_lines(reader, data: Iterator[bytes], markers: tuple[bytes, ...] | None
-               ) -> tuple[int, bytes]:
-    """Feed every complete line; returns (bytes consumed, the unterminated tail)."""
-    parts: list[bytes] = []               # a line not finished yet, in pieces
-    consumed = 0
-    first = True
-    for block in data:
-        if first and block.startswith(BOM):
-            block, consumed = block[len(BOM):], len(BOM)
-        first = False
-        cut = block.rfind(b"\n") + 1
+def line_blocks(data: Iterable[bytes], rest: list[bytes]) -> Iterator[bytes]:
+    """The chunks cut after their last newline: blocks of whole lines.  A line not finished
+    yet waits in ``rest``, in pieces joined once when it ends (not copied again for every
+    chunk of a long line); what ``rest`` holds at the end is the unterminated tail."""
+    for chunk in data:
+        cut = chunk.rfind(b"\n") + 1
         if not cut:
-            parts.append(block)           # joined once the line ends, not once per chunk
+            rest.append(chunk)
             continue
-        whole = b"".join(parts) + block[:cut] if parts else block[:cut]
-        parts = [block[cut:]] if cut < len(block) else []
-        feed_block(reader, whole, markers)
-        consumed += len(whole)
-    return consumed, b"".join(parts)
+        block = b"".join(rest) + chunk[:cut] if rest else chunk[:cut]
+        rest[:] = [chunk[cut:]] if cut < len(chunk) else []
+        yield block
 
 
 def finish_tail(reader, tail: bytes, markers: tuple[bytes, ...] | None) -> str | None:
@@ -113,6 +106,25 @@ def finish_tail(reader, tail: bytes, markers: tuple[bytes, ...] | None) -> str |
     except LINE_ERRORS:
         reader.skip_malformed()
     return None
+
+
+def finished(reader, tail: bytes, markers: tuple[bytes, ...] | None, name: str,
+             format: str, sniffed: bool) -> Session:
+    """The session of a reader fed every whole line: the tail fed if it is whole, and what
+    the file turned out to be said — not this format (an error), only sub-agent lines (an
+    error), no request yet (a warning)."""
+    warning = finish_tail(reader, tail, markers)
+    check_recognised(reader, name, format, sniffed)
+    session = reader.session(name)
+    if warning:
+        session.warnings.append(warning)
+    if format == "claude-code" and not session.kinds and reader.skipped.get("sidechain"):
+        raise FormatError(f"{name}: only sub-agent lines (isSidechain): a subagents/ file, "
+                          "not a main session")
+    if not session.requests and session.kinds:
+        session.warnings.append("no API request recorded yet: sizes come from the content "
+                                "and the stats from the defaults")
+    return session
 
 
 def check_recognised(reader, name: str, format: str, sniffed: bool = False) -> None:
@@ -156,9 +168,6 @@ def read_session(paths: list[str], format: str = "auto", tokens: str = "auto",
     finally:
         if stream is not stdin:
             stream.close()
-    if session.format != "bash-agent" and not session.requests and session.kinds:
-        session.warnings.append("no API request recorded yet: sizes come from the content "
-                                "and the stats from the defaults")
     return size_session(session, tokens)
 
 
@@ -204,19 +213,12 @@ def _jsonl(format: str, stream: IO[bytes], head: bytes, name: str,
             reader.feed(document)
         except LINE_ERRORS:
             reader.skip_malformed()
-        check_recognised(reader, name, format, sniffed)
-        return reader.session(name)
+        return finished(reader, b"", None, name, format, sniffed)
     markers = CLAUDE_MARKERS if format == "claude-code" else None
-    _, tail = feed_lines(reader, chunks(stream, head), markers)
-    warning = finish_tail(reader, tail, markers)
-    check_recognised(reader, name, format, sniffed)
-    session = reader.session(name)
-    if warning:
-        session.warnings.append(warning)
-    if format == "claude-code" and not session.kinds and reader.skipped["sidechain"]:
-        raise FormatError(f"{name}: only sub-agent lines (isSidechain): a subagents/ file, "
-                          "not a main session")
-    return session
+    rest: list[bytes] = []
+    for block in line_blocks(chunks(stream, head), rest):
+        feed_block(reader, block, markers)
+    return finished(reader, b"".join(rest), markers, name, format, sniffed)
 
 
 def _one_object_per_line(head: bytes) -> bool:
