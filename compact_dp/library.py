@@ -31,6 +31,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import IO, Iterable, Mapping, Union
 
+    from .sessions.incremental import Reading
+
     Source = Union[str, os.PathLike[str], bytes, IO[bytes], Iterable[Union[str, bytes]]]
 
 
@@ -293,6 +295,20 @@ def decide_session(session: Session, params: Mapping[str, object] | None = None,
     if decision.derived is not None and decision.derived.M is not None:
         decision.derived.sources["M"] = asked.sources["max_context"][1]
     return answered, asked
+
+
+def decide_transcript(path: str, env: Mapping[str, str], seconds: float, now: float
+                      ) -> tuple[Reading, Answer | None, Question | None]:
+    """What the status line and the hooks ask after every message: read a live transcript
+    on from where the last call stopped (``$COMPACT_DP_CACHE``), for at most ``seconds``,
+    and decide — or, when the reading is not done yet, say so (no answer)."""
+    from .sessions.incremental import read_incremental
+    reading = read_incremental(os.path.expanduser(path), env.get("COMPACT_DP_CACHE"),
+                               deadline=time.monotonic() + seconds)
+    if reading.session is None:
+        return reading, None, None
+    answered, question = decide_session(reading.session, env=env, now=now)
+    return reading, answered, question
 
 
 # --- the Python API ----------------------------------------------------------------------

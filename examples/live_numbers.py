@@ -102,8 +102,9 @@ def statusline_section(files: list[Path]) -> str:
                 usage = None                   # just compacted: Claude Code sends none
             status = {"transcript_path": str(cut), "context_window": {
                 "context_window_size": 200000, "current_usage": usage}}
-            line = status_line(json.loads(json.dumps(status)), {}, last.time + 30, False,
-                               str(Path(tmp) / "cache"))
+            line = status_line(json.loads(json.dumps(status)),
+                               {"COMPACT_DP_CACHE": str(Path(tmp) / "cache")},
+                               last.time + 30, False)
             out.append(f"{int(share * 100):>3} % of the file, request {len(session.requests):>3}:  "
                        f"{line}")
     return "```text\n" + "\n".join(out) + "\n```"

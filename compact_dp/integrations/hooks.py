@@ -15,7 +15,6 @@ Code: any internal error is a line on stderr and exit 0.
 
 from __future__ import annotations
 
-import os
 import time
 
 from ..environment import Env
@@ -35,17 +34,14 @@ the window.
 
 
 def _decide(hook: dict, environ):
-    from ..library import decide_session
-    from ..sessions.incremental import read_incremental
+    from ..library import decide_transcript
     path = hook.get("transcript_path")
     if not isinstance(path, str) or not path:
         return None, None
-    session = read_incremental(os.path.expanduser(path), environ.get("COMPACT_DP_CACHE"),
-                               deadline=time.monotonic() + READING).session
-    if session is None:
+    reading, answered, _ = decide_transcript(path, environ, READING, time.time())
+    if answered is None:
         return None, None
-    answered, question = decide_session(session, env=environ, now=time.time())
-    return answered.decision, session
+    return answered.decision, reading.session
 
 
 def user_prompt_submit(hook: dict, environ) -> str:

@@ -14,7 +14,6 @@ then says only what the JSON itself tells, and imports neither typer nor rich.
 
 from __future__ import annotations
 
-import os
 import time
 
 from ..environment import Env
@@ -145,25 +144,22 @@ def decision_part(decision, paint: Painter) -> str:
                  else "not yet", DIM)
 
 
-def status_line(status: dict, environ, now: float, colour: bool,
-                cache_folder: str | None = None) -> str:
-    """The line for one statusLine JSON object (never raises)."""
+def status_line(status: dict, environ, now: float, colour: bool) -> str:
+    """The line for one statusLine JSON object (never raises); the reader's saved state
+    is in ``environ``'s COMPACT_DP_CACHE, else the user cache directory."""
     paint = Painter(colour)
     path = status.get("transcript_path") if isinstance(status, dict) else None
     session = decision = question = None
     problem = None
     if isinstance(path, str) and path:
         try:
-            from ..library import decide_session
-            from ..sessions.incremental import read_incremental
-            reading = read_incremental(os.path.expanduser(path), cache_folder,
-                                       deadline=time.monotonic() + READING)
+            from ..library import decide_transcript
+            reading, answered, question = decide_transcript(path, environ, READING, now)
             session = reading.session
-            if session is None:
+            if answered is None:
                 share = reading.done / reading.size if reading.size else 0.0
                 problem = f"reading the transcript, {share:.0%}"
             else:
-                answered, question = decide_session(session, env=environ, now=now)
                 decision = answered.decision
         except OutOfTime:
             problem = "transcript too slow to read"
@@ -212,7 +208,7 @@ def run(argv: list[str], env: Env) -> int:
             status = {}
         line = _with_budget(lambda: status_line(
             status if isinstance(status, dict) else {}, env.environ, time.time(),
-            colour_wanted(colour_mode, env.environ), env.environ.get("COMPACT_DP_CACHE")))
+            colour_wanted(colour_mode, env.environ)))
     except Exception as e:                # the last line of defence: still one line
         env.fail(f"statusline: {_short(e)}", 0)
     env.write(line.replace("\n", " ") + "\n")
