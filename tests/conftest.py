@@ -90,6 +90,13 @@ def cut(path: Path, share: float, tmp_path: Path) -> Path:
     return out
 
 
+def write(tmp_path: Path, data: bytes | str, name: str = "session.jsonl") -> Path:
+    """A session file the test writes itself (str is written as UTF-8)."""
+    f = tmp_path / name
+    f.write_bytes(data.encode() if isinstance(data, str) else data)
+    return f
+
+
 def command_path() -> str:
     """The console script installed next to this interpreter (what users run)."""
     candidate = Path(sys.executable).parent / "compact-dp"

@@ -15,17 +15,11 @@ import pytest
 from compact_dp.core.models import MODEL_TABLE
 from compact_dp.sessions.read import read_session
 
-from .conftest import INPUTS, run_main
+from .conftest import INPUTS, run_main, write
 from .session_fixtures import OPENAI_MESSAGES, ClaudeSession, claude_session, codex_lines, \
     dumps, text
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-
-
-def write(tmp_path: Path, data: bytes | str, name: str = "session.jsonl") -> Path:
-    f = tmp_path / name
-    f.write_bytes(data.encode() if isinstance(data, str) else data)
-    return f
 
 
 def decided(*args: str) -> dict:

@@ -13,7 +13,7 @@ from compact_dp.sessions.read import read_session
 from compact_dp.sessions.sizing import share
 from compact_dp.sessions.sniff import sniff
 
-from .conftest import INPUTS, cut, run_main, transcripts
+from .conftest import INPUTS, cut, run_main, transcripts, write
 from .session_fixtures import OPENAI_MESSAGES, claude_session, codex_lines, dumps
 
 
@@ -102,12 +102,6 @@ def test_usage_sizes_differ_visibly_from_bytes():
 
 
 # --- Claude Code rules, on a file written here ----------------------------------------------
-
-def write(tmp_path: Path, data: bytes, name: str = "session.jsonl") -> Path:
-    f = tmp_path / name
-    f.write_bytes(data)
-    return f
-
 
 def test_claude_code_rules(tmp_path):
     built = claude_session()
