@@ -6,9 +6,13 @@ The status line runs after every assistant message, and most of its start-up was
 scanner of ``_json``; this module drives that scanner the way ``json.decoder`` does —
 leading and trailing whitespace, bytes decoded as UTF-8, the NaN/Infinity constants — so
 the results are the same objects (tests/test_lightjson.py checks it against ``json.loads``).
-Errors are ``ValueError`` (a scanner error imports ``json.decoder`` then, to build its
-``JSONDecodeError``: only bad input pays).  Where ``_json`` is missing (not CPython), this
-is ``json.loads`` itself.
+Errors are ``ValueError``.  The scanner builds its ``JSONDecodeError`` from ``json.decoder``,
+and on CPython 3.11 it cannot import that module from inside its own error path: every
+error in a line (a live transcript's half-written last line, a corrupt one) came back as
+``SystemError: … returned NULL without setting an exception``.  So the first error imports
+``json.decoder`` and parses the text again, which raises the real ``JSONDecodeError``
+(only bad input pays the import).  Where ``_json`` is missing (not CPython), this is
+``json.loads`` itself.
 """
 
 from __future__ import annotations
@@ -60,6 +64,8 @@ def _make():
             obj, end = scan(text, start)
         except StopIteration as e:
             raise ValueError(f"Expecting value: char {e.value}") from None
+        except SystemError:                  # 3.11: the error path needs json.decoder
+            return _json_loads(text)
         if end != len(text) and text[end:].strip(WHITESPACE):
             raise ValueError(f"Extra data: char {end}")
         return obj
