@@ -14,8 +14,10 @@ ratios, not the milliseconds.  Sections:
 2. sessions: a 3.5 MB Claude Code transcript (generated, as examples/generate.py writes
    them) read and decided, against the bash-agent path on as many messages, time and peak
    memory; the real sessions beside the repository when present;
-3. the status line on that transcript, called again and again as Claude Code does;
-4. replay of many sessions, serial against --jobs 2.
+3. the status line on that transcript, called again and again as Claude Code does, and on
+   a 300 MB one: catching up call by call, then unchanged;
+4. replay of many sessions, serial against --jobs 2;
+5. corpus-smoke: real sessions cut at random bytes (when ../shared is there).
 
 The goals are checked at the end; the exit status is 1 when one is missed.
 """
@@ -167,11 +169,65 @@ def sessions_section(cdp: str, runs: int, python_start: float, goals: list) -> N
           f"(median) = {t_line / python_start:.1f}× python -c pass")
     goals.append(("statusline on 3.5 MB / python -c pass", t_line / python_start, 4.0,
                   "median of repeated calls"))
+    huge_statusline(cdp, runs, python_start, goals)
     if SHARED.is_dir():
         print("  real sessions (beside the repository):")
         for f in sorted(SHARED.glob("*.jsonl")):
             t = median_seconds([cdp, "--json", str(f)], max(3, runs // 2))
             print(f"    {f.name[:28]:<28} {f.stat().st_size / 1e6:5.2f} MB  {t * 1000:6.1f} ms")
+
+
+def huge_statusline(cdp: str, runs: int, python_start: float, goals: list,
+                    target_mb: float = 300) -> None:
+    """The status line on a 300 MB transcript: catching up call by call (none may take
+    over a second), then called again on the unchanged file (within 4× python -c pass)."""
+    import tempfile
+    path = DATA / f"claude_{target_mb:g}mb_v{GENERATOR_VERSION}.jsonl"
+    if not path.exists():
+        requests = int(180 * target_mb / 0.95)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(examples.claude_code(requests, seed=5, compact_at=requests * 2 // 3,
+                                            pause_at=requests // 3))
+        tmp.rename(path)
+    status = json.dumps({"transcript_path": str(path), "model": {"id": "claude-opus-4-6"},
+                         "context_window": {"context_window_size": 200000}}).encode()
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, COMPACT_DP_CACHE=cache)
+
+        def call() -> tuple[float, str]:
+            start = time.perf_counter()
+            p = subprocess.run([cdp, "statusline"], input=status, env=env,
+                               capture_output=True)
+            return time.perf_counter() - start, p.stdout.decode()
+        catching = []
+        while len(catching) < 200:
+            took, line = call()
+            catching.append(took)
+            if "reading the transcript" not in line:
+                break
+        unchanged = statistics.median(call()[0] for _ in range(max(runs, 9)))
+    mb = path.stat().st_size / 1e6
+    print(f"  statusline on {mb:.0f} MB: caught up in {len(catching)} calls (the longest "
+          f"{max(catching) * 1000:.0f} ms), then {unchanged * 1000:.1f} ms on the unchanged "
+          f"file = {unchanged / python_start:.1f}× python -c pass")
+    goals.append((f"statusline on {mb:.0f} MB, unchanged / python -c pass",
+                  unchanged / python_start, 4.0, "median of repeated calls"))
+    goals.append((f"statusline on {mb:.0f} MB, longest call catching up (s)",
+                  max(catching), 1.0, f"{len(catching)} calls"))
+
+
+def corpus_smoke(cdp: str, goals: list) -> None:
+    """The shared tool that cuts real sessions at random bytes (when ../shared is there)."""
+    tool = HERE.parent.parent / "shared" / "tools" / "corpus-smoke"
+    if not tool.exists():
+        print("\ncorpus-smoke: skipped (needs ../shared/tools/corpus-smoke)")
+        return
+    p = subprocess.run([str(tool), cdp, "--cuts", "200", "--seconds", "600"],
+                       capture_output=True, text=True)
+    last = (p.stdout.strip().splitlines() or ["no output"])[-1]
+    print(f"\ncorpus-smoke --cuts 200: {last}")
+    failed = int(last.split(": ")[-1].split()[0]) if "failed" in last else 1
+    goals.append(("corpus-smoke: runs failed on cut real sessions", failed, 0.0, ""))
 
 
 def replay_section(cdp: str, count: int, goals: list) -> None:
@@ -251,6 +307,7 @@ def main() -> int:
     if not args.skip_sessions:
         sessions_section(cdp, args.runs, python_start, goals)
         replay_section(cdp, args.sessions, goals)
+        corpus_smoke(cdp, goals)
     print("\ngoal" + " " * 44 + "value   limit")
     ok = True
     for name, value, limit, note in goals:

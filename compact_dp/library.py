@@ -69,9 +69,9 @@ def session_stats(session: Session) -> dict[str, float]:
     """The parameters the session itself records (docs/formats.md): user turns, requests,
     compactions, input tokens, the fixed prefix V, the last summary's size S."""
     stats: dict[str, float] = {"t": session.user_turns,
-                               "total_requests": len(session.requests)}
+                               "total_requests": session.request_count}
     if session.format != "bash-agent":           # bash-agent files record no compaction
-        stats["total_compact"] = len(session.compactions)
+        stats["total_compact"] = session.compaction_count
     if session.input_tokens is not None:
         stats["total_input"] = session.input_tokens
     if session.prefix is not None:
@@ -83,7 +83,11 @@ def session_stats(session: Session) -> dict[str, float]:
 
 def session_conversation(session: Session) -> Conversation:
     """The live context as the core sees it: message sizes and user turns (v2's older
-    user-line test is a bash-agent byte rule; other formats' turns serve it too)."""
+    user-line test is a bash-agent byte rule; other formats' turns serve it too) — or, for
+    a summary, its totals only."""
+    if not session.full:
+        return Conversation.summed(session.live_messages, session.live_tokens,
+                                   session.live_user_count)
     start = session.live_start
     users = session.live_users()
     v2 = session.users_v2 if session.users_v2 is not None else users
@@ -171,16 +175,6 @@ def resolve_prices(session: Session, price: str | None) -> tuple[Prices | None, 
     return None, "", []
 
 
-def recorded_ttl(session: Session) -> str | None:
-    """The TTL the session's cache writes used: the last request that wrote anything says
-    5m or 1h (by its larger part)."""
-    for r in reversed(session.requests):
-        u = r.usage
-        if u is not None and u.written:
-            return "1h" if u.write_1h > u.write_5m else "5m"
-    return None
-
-
 def session_ask(session: Session, params: Mapping[str, object] | None,
                 model: str | Model | None, env: Mapping[str, str] | None,
                 policy: PolicyAsk | None = None, *, keep: str = "auto",
@@ -255,16 +249,14 @@ def cache_clock(session: Session, prices: Prices, values: dict, cache_ttl: str |
     if cache_ttl:
         ttl, ttl_source = cache_ttl, "--cache-ttl"
     else:
-        found = recorded_ttl(session)
+        found = session.recorded_ttl
         ttl, ttl_source = (found, "the session's cache writes") if found else \
             (prices.default_ttl, f"{prices.provider} default" if prices.known else "default")
     try:
         seconds = parse_ttl(ttl)
     except ValueError as e:
         raise UsageError(f"--cache-ttl: {e}") from None
-    model = session.model
-    last = next((r.time for r in reversed(session.requests)
-                 if r.time is not None and (model is None or r.model == model)), None)
+    last = session.last_time(session.model)
     if p_write is not None:
         write, write_source = p_write, "given"
     elif prices.known:
@@ -302,8 +294,8 @@ def decide_transcript(path: str, env: Mapping[str, str], seconds: float, now: fl
     """What the status line and the hooks ask after every message: read a live transcript
     on from where the last call stopped (``$COMPACT_DP_CACHE``), for at most ``seconds``,
     and decide — or, when the reading is not done yet, say so (no answer)."""
-    from .sessions.incremental import read_incremental
-    reading = read_incremental(os.path.expanduser(path), env.get("COMPACT_DP_CACHE"),
+    from .sessions.incremental import cache_dir, read_incremental
+    reading = read_incremental(os.path.expanduser(path), cache_dir(env),
                                deadline=time.monotonic() + seconds)
     if reading.session is None:
         return reading, None, None

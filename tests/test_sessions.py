@@ -110,7 +110,7 @@ def test_claude_code_rules(tmp_path):
     assert s.format == "claude-code"
     assert len(s.requests) == len(built.requests) == 6    # not the sidechain, not synthetic
     assert [r.usage.prompt for r in s.requests] == [r["prompt"] for r in built.requests]
-    assert len(s.compactions) == 1 and s.compactions[0].trigger == "manual"
+    assert len(s.compactions) == s.compaction_count == 1
     assert s.user_turns == built.turns == 3              # no meta, markup or summary
     assert s.models == ["claude-opus-4-6", "claude-haiku-4-5-20251001"]
     assert s.last_request_tokens == 1 + 400 + 23500

@@ -67,25 +67,29 @@ def decide_conversation(values: dict[str, AwkValue], conv: Conversation, model: 
     if model.turn_keep:
         return turn_keep(values["ratio"].num, conv)
     NR, T = conv.nr, conv.total
-    users = conv.user_lines(model.v2_users)
-    dec = Decision(model, NR, T, len(users), conv, whole)
+    dec = Decision(model, NR, T, conv.user_count(model.v2_users), conv, whole)
     if NR == 0:
         return dec
-    prefix = prefix_sums(conv.sizes)
     d = derive(values, conv, model)
     if model.cache_aware:
         d.p_write, d.cold = p_write, cold
     dec.derived = d
     lo, hi = candidate_bounds(d, whole)
     dec.candidates = max(0, hi - lo + 1)
-    best_k, best = best_candidate(d, model, prefix, whole)
+    if whole:                      # one candidate, k = 0: keep nothing (K = 0)
+        if lo <= hi:
+            dec.terms = BenefitCurve(d, model).terms(0, 0)
+            b = dec.terms.benefit
+            dec.best_benefit = b if b > NO_CANDIDATE else NO_CANDIDATE
+            dec.compact = dec.best_benefit > 0
+        return dec
+    users = conv.user_lines(model.v2_users)
+    prefix = prefix_sums(conv.sizes)
+    best_k, best = best_candidate(d, model, prefix)
     dec.best_k, dec.best_benefit = best_k, best
-    if best_k or whole and T > 0:
+    if best_k:
         dec.terms = BenefitCurve(d, model).terms(best_k, T - prefix[NR - best_k])
     if not best > 0:
-        return dec
-    if whole:
-        dec.compact = True
         return dec
     adj = align_to_user_line(best_k, NR, users)
     dec.aligned_keep = adj

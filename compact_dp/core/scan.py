@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from typing import IO, Iterable
 
 CHUNK = 1 << 20
+LONG = 16 << 20         # a record longer than this is summarised as it is read, not held
+HEAD = 1 << 16          # ... keeping its first bytes
 USER_ROLE = b'"role":"user"'
 ARRAY_CONTENT = b'"content":['
 V2_USER_PREFIX = b'{"role":"user","content":"'
@@ -25,10 +27,12 @@ class Conversation:
     """Per-record token sizes and the 0-based indices of the user lines.
 
     ``users`` follows the current user-line test; ``users_v2`` (v2's older test) is filled
-    only when the scan was asked for it.
+    only when the scan was asked for it.  A conversation known only by its totals
+    (``summed``: the status line's summary of a long transcript) has no sizes, and serves
+    only the decision of an agent that summarises the whole history.
     """
 
-    __slots__ = ("sizes", "users", "users_v2")
+    __slots__ = ("sizes", "users", "users_v2", "counts")
 
     def __init__(self, sizes: list[int] | None = None, users: list[int] | None = None,
                  users_v2: list[int] | None = None):
@@ -36,6 +40,13 @@ class Conversation:
         self.sizes: list[int] = [] if sizes is None else sizes
         self.users: list[int] = [] if users is None else users
         self.users_v2 = users_v2
+        self.counts: tuple[int, int, int] | None = None    # summed: (nr, total, users)
+
+    @classmethod
+    def summed(cls, nr: int, total: int, user_count: int) -> "Conversation":
+        conv = cls()
+        conv.counts = (nr, total, user_count)
+        return conv
 
     def user_lines(self, v2: bool = False) -> list[int]:
         if not v2:
@@ -44,13 +55,16 @@ class Conversation:
             raise RuntimeError("this conversation was scanned without v2's user lines")
         return self.users_v2
 
+    def user_count(self, v2: bool = False) -> int:
+        return self.counts[2] if self.counts is not None else len(self.user_lines(v2))
+
     @property
     def nr(self) -> int:
-        return len(self.sizes)
+        return self.counts[0] if self.counts is not None else len(self.sizes)
 
     @property
     def total(self) -> int:
-        return sum(self.sizes)
+        return self.counts[1] if self.counts is not None else sum(self.sizes)
 
 
 def token_size(nbytes: int) -> int:
@@ -63,8 +77,52 @@ def is_user_line(line: bytes) -> bool:
     return ARRAY_CONTENT not in line and USER_ROLE in line
 
 
+class LongRecord(bytes):
+    """A record too long to hold: its first HEAD bytes, standing for the whole of it.  The
+    scanner only ever asks a record its length, whether it contains one of its markers,
+    and how it starts — so a 1 GB line costs a chunk of memory, not a gigabyte, and is
+    sized and classified exactly as if it were held."""
+
+    length: int
+    found: frozenset[bytes]
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __contains__(self, marker: object) -> bool:
+        return marker in self.found
+
+
+class _Long:
+    """A long record being read: its head, its length and the markers seen, found across
+    the pieces' seams (each piece is searched with the end of the one before)."""
+
+    def __init__(self, pieces: list[bytes], markers: tuple[bytes, ...]):
+        self.markers = markers
+        self.found: set[bytes] = set()
+        self.overlap = max(map(len, markers)) - 1
+        self.head, self.length, self.tail = b"", 0, b""
+        for piece in pieces:
+            self.add(piece)
+
+    def add(self, piece: bytes) -> None:
+        if len(self.head) < HEAD:
+            self.head += piece[:HEAD - len(self.head)]
+        window = self.tail + piece
+        self.found.update(m for m in self.markers if m not in self.found and m in window)
+        self.tail = window[-self.overlap:] if self.overlap else b""
+        self.length += len(piece)
+
+    def record(self) -> LongRecord:
+        out = LongRecord(self.head)
+        out.length, out.found = self.length, frozenset(self.found)
+        return out
+
+
 class Scanner:
     """Feeds records to a Conversation; files end records at their end, like awk."""
+
+    MARKERS: tuple[bytes, ...] = (USER_ROLE, ARRAY_CONTENT)   # what add_lines looks for
 
     def __init__(self, v2_users: bool = False, chunk: int = CHUNK):
         self.conv = Conversation(users_v2=[] if v2_users else None)
@@ -89,7 +147,7 @@ class Scanner:
     def add_stream(self, stream: IO[bytes]) -> None:
         """Read a binary stream in chunks; the unfinished last line of a chunk waits for
         the next (a line may span many chunks)."""
-        for lines in read_records(stream, self.chunk):
+        for lines in read_records(stream, self.chunk, self.MARKERS):
             self.add_lines(lines)
 
     def add_path(self, path: str, stdin: IO[bytes] | None = None) -> None:
@@ -104,26 +162,44 @@ class Scanner:
                 stream.close()
 
 
-def read_records(stream: IO[bytes], chunk: int = CHUNK) -> Iterable[list[bytes]]:
-    """Complete records, a chunk's worth at a time; the last record needs no ``\\n``."""
+def read_records(stream: IO[bytes], chunk: int = CHUNK,
+                 markers: tuple[bytes, ...] = Scanner.MARKERS, long: int = LONG
+                 ) -> Iterable[list[bytes]]:
+    """Complete records, a chunk's worth at a time; the last record needs no ``\\n``.  A
+    record that grows past ``long`` bytes comes as a ``LongRecord`` (see there)."""
     pending: list[bytes] = []
+    held = 0
+    big: _Long | None = None
     read = stream.read
     while True:
         data = read(chunk)
         if not data:
             break
         lines = data.split(b"\n")
-        if pending:
-            pending.append(lines[0])
-            if len(lines) == 1:
-                continue
-            lines[0] = b"".join(pending)
-            pending = []
+        if big is not None or pending:
+            if big is None and held + len(lines[0]) > long:
+                big, pending, held = _Long(pending, markers), [], 0
+            if big is not None:
+                big.add(lines[0])
+                if len(lines) == 1:
+                    continue
+                lines[0] = big.record()
+                big = None
+            else:
+                pending.append(lines[0])
+                held += len(lines[0])
+                if len(lines) == 1:
+                    continue
+                lines[0] = b"".join(pending)
+                pending, held = [], 0
         last = lines.pop()
         if last:
             pending.append(last)
+            held = len(last)
         yield lines
-    if pending:
+    if big is not None:
+        yield [big.record()]
+    elif pending:
         yield [b"".join(pending)]
 
 

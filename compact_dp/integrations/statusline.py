@@ -20,7 +20,7 @@ from ..environment import Env
 from ..views.words import duration
 
 BUDGET = 1.5                         # seconds before giving up on the transcript
-READING = 1.0                        # seconds of reading per call; the rest waits its turn
+READING = 0.5                        # seconds of reading per call; the rest waits its turn
 RESET, DIM, GREEN, YELLOW, CYAN, BOLD = "\033[0m", "\033[2m", "\033[32m", "\033[33m", \
     "\033[36m", "\033[1m"
 
@@ -91,10 +91,10 @@ def context_part(status: dict, session, paint: Painter) -> str | None:
                                                  "cache_read_input_tokens")]
         if any(p is not None for p in parts):
             used = sum(p or 0 for p in parts)
-    if used is None and session is not None and session.tokens:
+    if used is None and session is not None and session.live_messages:
         # the context as the transcript shows it: V plus the live messages (right after a
         # compaction Claude Code sends no usage, and the last request is from before it)
-        used = float((session.prefix or 0) + sum(session.tokens[session.live_start:]))
+        used = float((session.prefix or 0) + session.live_tokens)
     percent = _number(_get(status, "context_window", "used_percentage"))
     if percent is None and used is not None and window:
         percent = 100 * used / window

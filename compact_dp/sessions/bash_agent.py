@@ -20,6 +20,8 @@ SPACED_USER = b'"role": "user"'
 class BashAgentScanner(Scanner):
     """The scanner of the awk form, also noting each line's kind."""
 
+    MARKERS = Scanner.MARKERS + (ASSISTANT_ROLE, SPACED_USER)
+
     def __init__(self, chunk: int | None = None):
         super().__init__(v2_users=True, **({"chunk": chunk} if chunk else {}))
         self.kinds: list[str] = []
@@ -38,11 +40,8 @@ class BashAgentScanner(Scanner):
         conv: Conversation = self.conv
         requests = [Request(i, None, None, None) for i, k in enumerate(self.kinds)
                     if k == ASSISTANT]
-        s = Session(FORMAT, self.kinds, [], requests, [], path=path)
-        s.tokens = conv.sizes
-        s.nbytes = [0] * len(conv.sizes)
+        s = Session.of_lines(FORMAT, self.kinds, conv.sizes, requests, path)
         s.users_v2 = conv.users_v2
-        s.token_source = "bytes"
         if conv.sizes and not conv.users:
             hint = ("; JSON written with spaces after the colons is not bash-agent's format: "
                     "--format openai reads it as chat messages") if self.spaced else ""

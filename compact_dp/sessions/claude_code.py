@@ -14,16 +14,22 @@ The rules (docs/formats.md has them in words):
 * the first user message after a compaction boundary is its summary (newer versions may
   omit ``isCompactSummary``, so the boundary is what counts).
 
-The reader keeps its state in plain lists so it can be saved after any complete line and
-resumed on the bytes appended later (``state()``/``from_state()``).
+* a response key that repeats one of the ``RECENT`` responses before it, but not the one
+  just before, is a copy: it is not counted again.  (Copies are found in a window, not in
+  the whole file, so a reader's saved state stays small; across the files of a session,
+  replay counts each request once.)
+
+The reader keeps a few named fields and tells a ``recorder.Recorder`` what it reads, so it
+can be saved after any complete line and resumed on the bytes appended later.
 """
 
 from __future__ import annotations
 
+import zlib
+
 from .jsonsize import json_size
+from .model import ASSISTANT, CONTEXT, TOOL, USER, count
 from .reader import LineReader
-from .model import (ASSISTANT, CONTEXT, MAX_COUNT, TOOL, USER, Compaction, Request, Session,
-                    Usage, count, skipped_warnings)
 from .timefmt import parse_time
 
 FORMAT = "claude-code"
@@ -32,10 +38,13 @@ MARKUP = ("<command-name>", "<command-message>", "<command-args>", "<local-comma
           "<user-prompt-submit-hook>", "[Request interrupted by user")
 NOT_CONVERSATION = frozenset({"progress", "file-history-snapshot", "queue-operation",
                               "summary", "custom-title", "ai-title", "last-prompt",
-                              "attachment", "permission-mode", "pr-link"})
+                              "attachment", "permission-mode", "pr-link", "mode",
+                              "frame-link"})
+CONVERSATION = frozenset({"user", "assistant", "system"})
+RECENT = 1024                      # responses a copy is looked for among
 
 
-def _human_text(content) -> str | None:
+def _human_text(content: object) -> str | None:
     """The text of a string or text-only content, else None (tool results, images)."""
     if isinstance(content, str):
         return content
@@ -45,21 +54,48 @@ def _human_text(content) -> str | None:
     return None
 
 
+def response_key(message_id: object, request_id: object) -> int:
+    """A response's (message.id, requestId) as a 64-bit number, small to remember (two
+    checksums: a collision needs both)."""
+    raw = repr((message_id, request_id)).encode("utf-8", "surrogatepass")
+    return zlib.crc32(raw) << 32 | zlib.adler32(raw)
+
+
+def usage_numbers(usage: dict) -> list[int]:
+    """[uncached, 5-minute writes, 1-hour writes, reads, output] of a usage object
+    (writes without a split count as 5-minute writes)."""
+    written = count(usage.get("cache_creation_input_tokens"))
+    split = usage.get("cache_creation")
+    w1h = min(count(split.get("ephemeral_1h_input_tokens")), written) \
+        if isinstance(split, dict) else 0
+    return [count(usage.get("input_tokens")), written - w1h, w1h,
+            count(usage.get("cache_read_input_tokens")), count(usage.get("output_tokens"))]
+
+
 class ClaudeCodeReader(LineReader):
-    """Feeds parsed lines into the normalised session."""
+    """Feeds parsed lines into the recorder."""
+
+    @classmethod
+    def from_state(cls, state: dict) -> "ClaudeCodeReader":
+        reader = super().from_state(state)
+        assert isinstance(reader, ClaudeCodeReader)
+        reader.known = set(reader.recent)
+        return reader
 
     format = FORMAT
+    FIELDS = LineReader.FIELDS + ("sidechains", "after_boundary", "last_key",
+                                  "last_message", "recent")
 
-    def __init__(self, sidechains: bool = False) -> None:
-        super().__init__()
+    def __init__(self, tokens: str = "auto", keep: bool = True,
+                 sidechains: bool = False) -> None:
+        super().__init__(tokens, keep)
         self.sidechains = sidechains            # read sub-agents' lines too (their files)
-        # per request: [seen, time, model, input, write_5m, write_1h, read, output, segment]
-        self.requests: list[list] = []
-        self.by_key: dict[str, list[int]] = {}      # response key -> [request, message]
-        self.compactions: list[list] = []           # [at, time, trigger, pre_tokens]
-        self.turns = 0
-        self.after_boundary = False
-        self.skipped.update(sidechain=0, synthetic=0)
+        self.after_boundary = False             # the next text user line is the summary
+        self.last_key: int | None = None        # the newest response and its message
+        self.last_message = -1
+        self.recent: list[int] = []             # the last RECENT responses, oldest first
+        self.known: set[int] = set()            # the same, to look up
+        self.skipped.update(sidechain=0, synthetic=0, duplicate=0)
 
     def feed(self, obj: object) -> None:
         """One parsed line."""
@@ -69,21 +105,15 @@ class ClaudeCodeReader(LineReader):
         kind = obj.get("type")
         if not isinstance(kind, str):
             return
-        if kind in ("user", "assistant", "system") or kind in NOT_CONVERSATION:
+        if kind in CONVERSATION or kind in NOT_CONVERSATION:
             self.recognised += 1
+        if kind not in CONVERSATION:
+            return
         side = obj.get("isSidechain") is True and not self.sidechains
         if kind == "system":
             if obj.get("subtype") == "compact_boundary" and not side:
-                meta = obj.get("compactMetadata")
-                meta = meta if isinstance(meta, dict) else {}
-                trigger = meta.get("trigger")
-                pre = meta.get("preTokens")
-                self.compactions.append([len(self.kinds), parse_time(obj.get("timestamp")),
-                                         trigger if isinstance(trigger, str) else None,
-                                         pre if isinstance(pre, int) and 0 <= pre < MAX_COUNT else None])
+                self.rec.compaction(parse_time(obj.get("timestamp")))
                 self.after_boundary = True
-            return
-        if kind not in ("user", "assistant"):
             return
         if side:
             self.skipped["sidechain"] += 1
@@ -99,7 +129,6 @@ class ClaudeCodeReader(LineReader):
 
     def _user(self, obj: dict, message: dict) -> None:
         content = message.get("content")
-        size = json_size(content)
         text = _human_text(content)
         if text is None:
             kind = TOOL if isinstance(content, list) and any(
@@ -110,72 +139,34 @@ class ClaudeCodeReader(LineReader):
             kind = CONTEXT
         else:
             kind = USER
-            self.turns += 1
         if text is not None:
             self.after_boundary = False
-        self.kinds.append(kind)
-        self.nbytes.append(size)
+        self.rec.message(kind, json_size(content))
 
     def _assistant(self, obj: dict, message: dict) -> None:
         size = json_size(message.get("content"))
         model = message.get("model")
+        usage = message.get("usage")
+        numbers = usage_numbers(usage) if isinstance(usage, dict) else None
         if model == "<synthetic>":
             self.skipped["synthetic"] += 1
-            self.kinds.append(ASSISTANT)
-            self.nbytes.append(size)
+            self.rec.message(ASSISTANT, size)
             return
-        key = repr((message.get("id") or obj.get("uuid"), obj.get("requestId")))
-        known = self.by_key.get(key)
-        usage = message.get("usage") if isinstance(message.get("usage"), dict) else None
-        if known is not None:                 # another content block of the same response
-            request, index = known
-            self.nbytes[index] += size
-            row = self.requests[request]
-            if usage is not None:
-                if row[3] is None:            # the first block had no usage: this one does
-                    row[3:8] = _usage_numbers(usage)
-                elif count(usage.get("output_tokens")) > row[7]:
-                    row[7] = count(usage.get("output_tokens"))
+        key = response_key(message.get("id") or obj.get("uuid"), obj.get("requestId"))
+        if key == self.last_key:              # another content block of the same response
+            self.rec.grow(self.last_message, size)
+            if numbers is not None:
+                self.rec.usage(numbers)
             return
+        if key in self.known:                 # a copy of an earlier response
+            self.skipped["duplicate"] += 1
+            return
+        self.known.add(key)
+        self.recent.append(key)
+        if len(self.recent) > RECENT:
+            self.known.discard(self.recent.pop(0))
         self.after_boundary = False
-        index = len(self.kinds)
-        self.kinds.append(ASSISTANT)
-        self.nbytes.append(size)
-        self.by_key[key] = [len(self.requests), index]
-        row = [index, parse_time(obj.get("timestamp")),
-               model if isinstance(model, str) else None, None, 0, 0, 0, 0,
-               len(self.compactions)]
-        if usage is not None:
-            row[3:8] = _usage_numbers(usage)
-        self.requests.append(row)
-
-    def session(self, path: str | None = None) -> Session:
-        requests = [Request(r[0], r[1], r[2], None if r[3] is None else
-                            Usage(r[3], r[4], r[5], r[6], r[7]), r[8])
-                    for r in self.requests]
-        compactions = [Compaction(*c) for c in self.compactions]
-        s = Session(FORMAT, list(self.kinds), list(self.nbytes), requests, compactions,
-                    turns=self.turns, path=path)
-        s.warnings += skipped_warnings(self.skipped)
-        return s
-
-
-def _usage_numbers(usage: dict) -> list[int]:
-    """[uncached, 5-minute writes, 1-hour writes, reads, output] of a usage object
-    (writes without a split count as 5-minute writes)."""
-    written = count(usage.get("cache_creation_input_tokens"))
-    split = usage.get("cache_creation")
-    w1h = min(count(split.get("ephemeral_1h_input_tokens")), written) \
-        if isinstance(split, dict) else 0
-    return [count(usage.get("input_tokens")), written - w1h, w1h,
-            count(usage.get("cache_read_input_tokens")), count(usage.get("output_tokens"))]
-
-
-def looks_like(obj: dict) -> bool:
-    """A Claude Code line: its type tags and envelope fields."""
-    kind = obj.get("type")
-    if kind in ("user", "assistant", "system") and ("sessionId" in obj or "uuid" in obj or
-                                                   "parentUuid" in obj):
-        return True
-    return kind in NOT_CONVERSATION and ("sessionId" in obj or "messageId" in obj or
-                                         "snapshot" in obj or "uuid" in obj)
+        index = self.rec.message(ASSISTANT, size)
+        self.last_key, self.last_message = key, index
+        self.rec.request(index, parse_time(obj.get("timestamp")),
+                         model if isinstance(model, str) else None, numbers)

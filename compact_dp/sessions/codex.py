@@ -22,9 +22,8 @@ no usage.
 from __future__ import annotations
 
 from .jsonsize import json_size
+from .model import ASSISTANT, CONTEXT, TOOL, USER, count
 from .reader import LineReader
-from .model import (ASSISTANT, CONTEXT, TOOL, USER, Compaction, Request, Session, Usage,
-                    count, skipped_warnings)
 from .timefmt import parse_time
 
 FORMAT = "codex"
@@ -48,20 +47,17 @@ def _text_of(content: object) -> str:
 
 
 class CodexReader(LineReader):
-    """Feeds parsed rollout lines into the normalised session."""
+    """Feeds parsed rollout lines into the recorder."""
 
     format = FORMAT
+    FIELDS = LineReader.FIELDS + ("model", "last_total", "run_start", "fresh_compaction")
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.requests: list[list] = []     # [seen, time, model, input, w5m, w1h, read, out, seg]
-        self.compactions: list[list] = []  # [at, time, trigger, pre_tokens]
-        self.turns = 0
-        self.model: str | None = None
-        self.last_total: list | None = None
-        self.since_request = 0             # messages added since the last request
-        self.run_start: int | None = None  # first message of the current output run
-        self.fresh_compaction = False      # a compaction with nothing after it yet
+    def __init__(self, tokens: str = "auto", keep: bool = True) -> None:
+        super().__init__(tokens, keep)
+        self.model: str | None = None           # from the latest turn_context
+        self.last_total: list[int] | None = None   # the last running total reported
+        self.run_start: int | None = None       # first message of the current output run
+        self.fresh_compaction = False           # a compaction with nothing after it yet
 
     def feed(self, obj: object) -> None:
         self.seen_lines += 1
@@ -70,7 +66,8 @@ class CodexReader(LineReader):
         kind, payload = obj.get("type"), obj.get("payload")
         if not isinstance(kind, str):
             return
-        if kind in ENVELOPE and isinstance(payload, dict) or looks_like(obj):
+        legacy = "record_type" in obj or ("id" in obj and "instructions" in obj)
+        if kind in ENVELOPE and isinstance(payload, dict) or legacy:
             self.recognised += 1
         if kind in ENVELOPE and isinstance(payload, dict):
             time = parse_time(obj.get("timestamp"))
@@ -85,7 +82,7 @@ class CodexReader(LineReader):
                 self._compacted(payload, time)
         elif kind in ENVELOPE:
             self.skip_malformed()          # an envelope without its payload object
-        elif "record_type" in obj or ("id" in obj and "instructions" in obj):
+        elif legacy:
             return                         # legacy state and session lines
         elif kind == "message" or kind in OUTPUT_ITEMS or kind in TOOL_OUTPUTS:
             self._item(obj)                # a legacy bare response item
@@ -93,15 +90,12 @@ class CodexReader(LineReader):
     # --- messages --------------------------------------------------------------------------
 
     def _append(self, kind: str, item: dict) -> None:
-        size = json_size(item)
+        index = self.rec.message(kind, json_size(item))
         if kind == ASSISTANT:
             if self.run_start is None:
-                self.run_start = len(self.kinds)
+                self.run_start = index
         else:
             self.run_start = None
-        self.kinds.append(kind)
-        self.nbytes.append(size)
-        self.since_request += 1
         self.fresh_compaction = False
 
     def _item(self, item: dict) -> None:
@@ -130,7 +124,7 @@ class CodexReader(LineReader):
     def _event(self, payload: dict, time: float | None) -> None:
         kind = payload.get("type")
         if kind == "user_message":
-            self.turns += 1
+            self.rec.turn()
         elif kind == "token_count":
             self._token_count(payload.get("info"), time)
         elif kind == "context_compacted":
@@ -153,11 +147,9 @@ class CodexReader(LineReader):
         prompt = count(last.get("input_tokens"))
         cached = min(count(last.get("cached_input_tokens")), prompt)
         written = min(count(last.get("cache_write_input_tokens")), prompt - cached)
-        uncached = prompt - cached - written
-        seen = self.run_start if self.run_start is not None else len(self.kinds)
-        self.requests.append([seen, time, self.model, uncached, written, 0, cached,
-                              count(last.get("output_tokens")), len(self.compactions)])
-        self.since_request = 0
+        seen = self.run_start if self.run_start is not None else self.rec.message_count
+        self.rec.request(seen, time, self.model, [prompt - cached - written, written, 0,
+                                                  cached, count(last.get("output_tokens"))])
         self.run_start = None
         self.fresh_compaction = False
 
@@ -165,8 +157,8 @@ class CodexReader(LineReader):
         """A `compacted` line and its `context_compacted` event, in either order and with
         nothing between them, are one compaction."""
         if not self.fresh_compaction:
-            self.compactions.append([len(self.kinds), time, None, None])
-        self._reset_after_compaction()
+            self.rec.compaction(time)
+        self.run_start = None
         self.fresh_compaction = True
 
     def _compacted(self, payload: dict, time: float | None) -> None:
@@ -181,24 +173,3 @@ class CodexReader(LineReader):
                                    "content": payload["message"]})
         self.run_start = None
         self.fresh_compaction = True
-
-    def _reset_after_compaction(self) -> None:
-        self.run_start = None
-        self.since_request = 0
-
-    def session(self, path: str | None = None) -> Session:
-        requests = [Request(r[0], r[1], r[2], Usage(r[3], r[4], r[5], r[6], r[7]), r[8])
-                    for r in self.requests]
-        s = Session(FORMAT, list(self.kinds), list(self.nbytes), requests,
-                    [Compaction(*c) for c in self.compactions],
-                    turns=self.turns if self.turns else None, path=path)
-        s.warnings += skipped_warnings(self.skipped)
-        return s
-
-
-def looks_like(obj: dict) -> bool:
-    if obj.get("type") in ENVELOPE and isinstance(obj.get("payload"), dict):
-        return True
-    if "record_type" in obj:
-        return True
-    return "id" in obj and "instructions" in obj and "timestamp" in obj

@@ -2,14 +2,21 @@
 
 Claude Code runs the status line after every assistant message, on a transcript that only
 grows.  The reader's state after the last complete line is saved, keyed by the file's path
-(and checked against its size, identity and the bytes just before where it stopped); the
-next call seeks there and reads only what was appended.  A file that shrank, was replaced
-or was rewritten is read again from the start.
+(and checked against its identity and a checksum of the bytes just before where it
+stopped); the next call seeks there and reads only what was appended.  A file that shrank,
+was replaced or was rewritten is read again from the start.
 
-The cache lives in the user's cache directory, one small file per transcript, written to a
-temporary file and renamed over the old one: a crash leaves the old cache or the new one,
-concurrent sessions each have their own, and a cache that cannot be read is ignored.
-compact-dp never writes the transcript.
+The state is a *summary* (sessions.model): Claude Code and Codex summarise the whole
+history when they compact, so their decision needs the live context's size and a few
+counts, never a message list — the state stays a few kilobytes however long the
+transcript grows, and an unchanged file costs a load of that and nothing more.
+
+The cache lives in the user's cache directory: one small file per transcript, mode 600,
+holding numbers (no text of the conversation), written to a temporary file and renamed
+over the old one — a crash leaves the old state or the new one, concurrent sessions each
+have their own, and a state that cannot be read is ignored.  States untouched for
+``PRUNE_DAYS`` days are removed when a new one is first written.  compact-dp never writes
+the transcript.
 """
 
 from __future__ import annotations
@@ -21,24 +28,28 @@ import zlib
 
 from ..errors import InputError
 from .model import Session
-from .read import (BOM, CLAUDE_MARKERS, HEAD, chunks, feed_block, finished, line_blocks,
-                   read_session, reader_for)
-from .sizing import size_session
+from .read import (BOM, CLAUDE_MARKERS, HEAD, LongLine, chunks, feed_block, finished,
+                   line_blocks, read_session, reader_class, reader_for)
 from .sniff import sniff
 
-CACHE_VERSION = 3
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO, Mapping
+
+CACHE_VERSION = 4
 CHECK = 64                     # bytes before the saved offset that must not have changed
 RESUMABLE = ("claude-code", "codex")
+PRUNE_DAYS = 30
+SUFFIX = ".state"
 
 
-def cache_dir(environ: dict | None = None) -> str:
-    """$COMPACT_DP_CACHE, else $XDG_CACHE_HOME/compact-dp, else ~/.cache/compact-dp
-    (~/Library/Caches/compact-dp on macOS)."""
-    env = os.environ if environ is None else environ
-    if env.get("COMPACT_DP_CACHE"):
-        return env["COMPACT_DP_CACHE"]
-    if env.get("XDG_CACHE_HOME"):
-        return os.path.join(env["XDG_CACHE_HOME"], "compact-dp")
+def cache_dir(environ: Mapping[str, str]) -> str:
+    """$COMPACT_DP_CACHE (when not empty), else $XDG_CACHE_HOME/compact-dp, else
+    ~/.cache/compact-dp (~/Library/Caches/compact-dp on macOS)."""
+    if environ.get("COMPACT_DP_CACHE"):
+        return environ["COMPACT_DP_CACHE"]
+    if environ.get("XDG_CACHE_HOME"):
+        return os.path.join(environ["XDG_CACHE_HOME"], "compact-dp")
     home = os.path.expanduser("~")
     if os.uname().sysname == "Darwin":
         return os.path.join(home, "Library", "Caches", "compact-dp")
@@ -55,15 +66,15 @@ class Reading:
         self.session, self.bytes_read, self.resumed = session, bytes_read, resumed
         self.done, self.size = done, size
 
-    @property
-    def complete(self) -> bool:
-        return self.session is not None
-
 
 def _cache_file(folder: str, path: str) -> str:
     key = zlib.crc32(path.encode("utf-8", "surrogateescape"))
     name = os.path.basename(path)[:48].replace(os.sep, "_")
-    return os.path.join(folder, f"{key:08x}-{name}.state")
+    return os.path.join(folder, f"{key:08x}-{name}{SUFFIX}")
+
+
+def _checksum(data: bytes) -> int:
+    return zlib.crc32(data) << 32 | zlib.adler32(data)
 
 
 def _load(file: str, path: str, st: os.stat_result) -> dict | None:
@@ -80,12 +91,17 @@ def _load(file: str, path: str, st: os.stat_result) -> dict | None:
 
 
 def _save(file: str, saved: dict) -> None:
-    """Atomically replace the cache file; any failure (a full disk, the status line's time
-    running out mid-write) leaves the old cache or none, and no temporary file."""
+    """Atomically replace the state file (mode 600); any failure (a full disk, the status
+    line's time running out mid-write) leaves the old state or none, and no temporary
+    file.  A new state first prunes the old ones."""
     tmp = f"{file}.{os.getpid()}.tmp"
     try:
-        os.makedirs(os.path.dirname(file), exist_ok=True)
-        with open(tmp, "wb") as f:
+        folder = os.path.dirname(file)
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        if not os.path.exists(file):
+            prune(folder)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
             marshal.dump(saved, f)
         os.replace(tmp, file)
     except OSError:
@@ -98,12 +114,33 @@ def _save(file: str, saved: dict) -> None:
                 pass
 
 
-def read_incremental(path: str, folder: str | None = None, tokens: str = "auto",
-                     format: str = "auto", deadline: float | None = None) -> Reading:
-    """The sized session of a file that may have grown since the last call.  With a
-    ``deadline`` (time.monotonic()), reading stops there and the progress is saved: the
-    next call goes on from that point."""
-    folder = cache_dir() if folder is None else folder
+def prune(folder: str, days: float = PRUNE_DAYS, now: float | None = None) -> int:
+    """Remove the states (and stray temporary files) untouched for ``days`` days; returns
+    how many went."""
+    limit = (time.time() if now is None else now) - days * 86400
+    gone = 0
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return 0
+    for name in names:
+        if not (name.endswith(SUFFIX) or name.endswith(".tmp")):
+            continue
+        target = os.path.join(folder, name)
+        try:
+            if os.stat(target).st_mtime < limit:
+                os.unlink(target)
+                gone += 1
+        except OSError:
+            pass
+    return gone
+
+
+def read_incremental(path: str, folder: str, tokens: str = "auto", format: str = "auto",
+                     deadline: float | None = None) -> Reading:
+    """The session (a summary, for the formats that resume) of a file that may have grown
+    since the last call.  With a ``deadline`` (time.monotonic()), reading stops there and
+    the progress is saved: the next call goes on from that point."""
     try:
         f = open(path, "rb")
     except IsADirectoryError:
@@ -117,7 +154,7 @@ def read_incremental(path: str, folder: str | None = None, tokens: str = "auto",
             raise InputError(f"{path}: {e.strerror or e}") from None
 
 
-def _read(f, path: str, folder: str, tokens: str, format: str,
+def _read(f: IO[bytes], path: str, folder: str, tokens: str, format: str,
           deadline: float | None) -> Reading:
     st = os.fstat(f.fileno())
     file = _cache_file(folder, path)
@@ -125,7 +162,8 @@ def _read(f, path: str, folder: str, tokens: str, format: str,
     if saved is not None:
         offset = saved["offset"]
         f.seek(max(0, offset - CHECK))
-        if f.read(min(CHECK, offset)) != saved["check"]:
+        if _checksum(f.read(min(CHECK, offset))) != saved["check"] or \
+                saved.get("tokens") != tokens:
             saved = None
     if saved is None:
         head = f.read(HEAD)
@@ -133,35 +171,33 @@ def _read(f, path: str, folder: str, tokens: str, format: str,
         if found not in RESUMABLE:
             return Reading(read_session([path], format, tokens), st.st_size, False,
                            st.st_size, st.st_size)
-        reader = reader_for(found)
+        reader = reader_for(found, tokens, keep=False)
         offset = len(BOM) if head.startswith(BOM) else 0
-        check, resumed = b"", False
+        resumed = False
     else:
         found = saved["format"]
-        reader = type(reader_for(found)).from_state(saved["reader"])
-        offset, check, resumed = saved["offset"], saved["check"], True
+        reader = reader_class(found).from_state(saved["reader"])
+        offset, resumed = saved["offset"], True
     f.seek(offset)
     markers = CLAUDE_MARKERS if found == "claude-code" else None
     rest: list[bytes] = []                      # a line not finished yet
     start, stopped = offset, False
     for block in line_blocks(chunks(f, b""), rest):
         feed_block(reader, block, markers)
-        offset += len(block)
-        check = block[-CHECK:] if len(block) >= CHECK else (check + block)[-CHECK:]
+        offset += block.length if isinstance(block, LongLine) else len(block)
         if deadline is not None and time.monotonic() > deadline:
             stopped = True
             break
     read = f.tell() - start
     stopped = stopped and f.read(1) != b""
-    state = reader.state()
-    if read or not resumed:
+    if offset != start or not resumed:
+        f.seek(max(0, offset - CHECK))
+        check = _checksum(f.read(min(CHECK, offset)))
         _save(file, {"version": CACHE_VERSION, "path": path, "ino": st.st_ino,
                      "dev": st.st_dev, "offset": offset, "check": check, "format": found,
-                     "reader": state})
+                     "tokens": tokens, "reader": reader.state()})
     if stopped:
         return Reading(None, read, resumed, offset, st.st_size)
-    pending = b"".join(rest)
-    if pending.strip():                         # a line still being written: not saved
-        reader = type(reader).from_state(marshal.loads(marshal.dumps(state)))
-    session = finished(reader, pending, markers, path, found, sniffed=format == "auto")
-    return Reading(size_session(session, tokens), read, resumed, offset, st.st_size)
+    session = finished(reader, b"".join(rest), markers, path, found,
+                       sniffed=format == "auto")          # the state is saved already
+    return Reading(session, read, resumed, offset, st.st_size)

@@ -2,15 +2,19 @@
 
 * **messages** in file order, each one a kind — a human turn (``user``), a tool result
   (``tool``), the model's output (``assistant``) or other context the client added
-  (``context``: meta lines, command output, a compaction's summary) — its content bytes and,
-  once sized, its tokens;
+  (``context``: meta lines, command output, a compaction's summary) — its content bytes and
+  its tokens;
 * **requests** — the API calls — each with the messages it saw (``messages[:seen]``), its
   time, model and recorded usage (when the format records it);
 * **compactions**, each starting a new context at a message index; the messages from the
   last one on are the **live context** the decision works on.
 
-Plain classes with slots; the readers keep their state in plain lists so a reader can be
-saved and resumed (the status line reads only the bytes appended since its last call).
+A session is read in one of two shapes.  A *full* session keeps every message and request
+(replay and ``--keep best`` need them).  A *summary* keeps only the totals the decision of
+an agent that summarises the whole history needs — counts, the live context's size, the
+last request — so the status line can read a transcript of any length on from where it
+stopped, holding a few numbers.  Both are made by the same ``recorder.Recorder`` from the
+same events, so their totals are the same numbers.
 """
 
 from __future__ import annotations
@@ -37,11 +41,22 @@ def count(x: object) -> int:
     return x if isinstance(x, int) and 0 < x < MAX_COUNT else 0
 
 
+MAX_LINE = 16 << 20            # a line longer than this is not parsed (bounded memory)
+SKIPPED_WORDS = {"not json": "are not JSON",
+                 "too long": f"are longer than {MAX_LINE >> 20} MB (not parsed)"}
+QUIET = ("sidechain", "synthetic", "duplicate")
+
+
 def skipped_warnings(skipped: dict[str, int], unit: str = "line(s)") -> list[str]:
     """One warning per kind of line a reader left out (never the quiet ones)."""
-    return [f"{n:,} {unit} {'are not JSON' if what == 'not json' else 'are ' + what} and "
-            "were skipped" for what, n in skipped.items() if n and what != "sidechain"
-            and what != "synthetic"]
+    return [f"{n:,} {unit} {SKIPPED_WORDS.get(what, 'are ' + what)} and were skipped"
+            for what, n in skipped.items() if n and what not in QUIET]
+
+
+def write_ttl(write_5m: int, write_1h: int) -> str:
+    """The TTL a request's cache writes used: 1h when its 1-hour writes are the larger part
+    (the one place this rule is written)."""
+    return "1h" if write_1h > write_5m else "5m"
 
 
 class Usage:
@@ -63,6 +78,13 @@ class Usage:
     def written(self) -> int:
         return self.write_5m + self.write_1h
 
+    @property
+    def ttl(self) -> str:
+        return write_ttl(self.write_5m, self.write_1h)
+
+    def numbers(self) -> list[int]:
+        return [self.input, self.write_5m, self.write_1h, self.read, self.output]
+
     def __repr__(self) -> str:
         return (f"Usage(input={self.input}, write_5m={self.write_5m}, "
                 f"write_1h={self.write_1h}, read={self.read}, output={self.output})")
@@ -79,67 +101,87 @@ class Request:
         self.seen, self.time, self.model, self.usage = seen, time, model, usage
         self.segment = segment
 
+    def __repr__(self) -> str:
+        return f"Request(seen={self.seen}, model={self.model!r}, usage={self.usage!r})"
+
 
 class Compaction:
     """A compaction: the context starts again at message ``at``."""
 
-    __slots__ = ("at", "time", "trigger", "pre_tokens")
+    __slots__ = ("at", "time")
 
-    def __init__(self, at: int, time: float | None, trigger: str | None,
-                 pre_tokens: int | None):
-        self.at, self.time, self.trigger, self.pre_tokens = at, time, trigger, pre_tokens
+    def __init__(self, at: int, time: float | None):
+        self.at, self.time = at, time
+
+
+class Aftermath:
+    """What one recorded compaction left behind: its summary's tokens, and the first
+    request after it — its prompt and how much of it was still read from the cache.  The
+    replay and the decision's ② use these figures (docs/replay.md)."""
+
+    __slots__ = ("summary", "first_prompt", "first_read")
+
+    def __init__(self, summary: int | None, first_prompt: int | None,
+                 first_read: int | None):
+        self.summary, self.first_prompt, self.first_read = summary, first_prompt, first_read
+
+    def __repr__(self) -> str:
+        return (f"Aftermath(summary={self.summary}, first_prompt={self.first_prompt}, "
+                f"first_read={self.first_read})")
 
 
 class Session:
-    """A whole session file, normalised; ``size()`` (sessions.sizing) fills the tokens."""
+    """A session file, normalised (see the module docstring for full and summary)."""
 
-    def __init__(self, format: str, kinds: list[str], nbytes: list[int],
-                 requests: list[Request], compactions: list[Compaction],
-                 turns: int | None = None, path: str | None = None):
+    def __init__(self, format: str, path: str | None = None, full: bool = True):
         self.format = format
-        self.kinds = kinds                      # per message
-        self.nbytes = nbytes                    # per message: content bytes
-        self.tokens: list[int] = []             # per message, once sized
-        self.requests = requests
-        self.compactions = compactions
         self.path = path
-        self._turns = turns                     # human turns, when the format counts them
-        self.token_source = "bytes"             # "usage" or "bytes", once sized
-        self.prefix: float | None = None        # V of the live context, once sized
-        self.segment_prefixes: list[float | None] = []   # V of each context (usage)
-        self.summary_tokens: int | None = None  # the last compaction's summary, once sized
-        self.warnings: list[str] = []
+        self.full = full
+        # per message and per request: full sessions only
+        self.kinds: list[str] = []
+        self.nbytes: list[int] = []             # content bytes
+        self.tokens: list[int] = []
+        self.requests: list[Request] = []
+        self.compactions: list[Compaction] = []
         self.users_v2: list[int] | None = None  # bash-agent: v2's user-line test
+        # totals: every shape
+        self.request_count = 0
+        self.compaction_count = 0
+        self.user_turns = 0                     # human turns in the whole file
+        self.has_usage = False
+        self.input_tokens: int | None = None    # recorded prompt tokens, summed
+        self.output_tokens = 0
+        self.models: list[str] = []             # model ids, in order of first use
+        self.model: str | None = None           # the last request's (the next one's, likely)
+        self.last_request: Request | None = None
+        self.last_times: dict[str, float] = {}  # model ("": any) -> last request's time
+        self.recorded_ttl: str | None = None    # the last cache write's TTL
+        self.live_start = 0
+        self.live_messages = 0
+        self.live_tokens = 0
+        self.live_user_count = 0
+        self.token_source = "bytes"             # "usage" or "bytes"
+        self.prefix: float | None = None        # V of the live context
+        self.segment_prefixes: list[float | None] = []   # V of each context
+        self.summary_tokens: int | None = None  # the last compaction's summary
+        self.aftermath: list[Aftermath] = []    # per compaction
+        self.warnings: list[str] = []
 
-    # --- counts for the stats and --json --------------------------------------------------
+    TOTALS = ("format", "request_count", "compaction_count", "user_turns", "has_usage",
+              "input_tokens", "output_tokens", "models", "model", "last_times",
+              "recorded_ttl", "live_start", "live_messages", "live_tokens",
+              "live_user_count", "token_source", "prefix", "segment_prefixes",
+              "summary_tokens", "last_request_tokens")
 
-    @property
-    def live_start(self) -> int:
-        return self.compactions[-1].at if self.compactions else 0
-
-    @property
-    def user_turns(self) -> int:
-        """Human turns in the whole file."""
-        if self._turns is not None:
-            return self._turns
-        return sum(1 for k in self.kinds if k == USER)
-
-    @property
-    def has_usage(self) -> bool:
-        return any(r.usage is not None for r in self.requests)
-
-    @property
-    def models(self) -> list[str]:
-        """Model ids of the requests, in order of first use."""
-        out: list[str] = []
-        for r in self.requests:
-            if r.model and r.model not in out:
-                out.append(r.model)
+    def totals(self) -> dict[str, object]:
+        """What every shape of a session knows, the same for a full one and a summary."""
+        out = {name: getattr(self, name) for name in self.TOTALS}
+        out["aftermath"] = [(a.summary, a.first_prompt, a.first_read) for a in self.aftermath]
+        last = self.last_request
+        out["last_request"] = None if last is None else (last.seen, last.time, last.model)
         return out
 
-    @property
-    def last_request(self) -> Request | None:
-        return self.requests[-1] if self.requests else None
+    # --- the live context (after the last compaction) -------------------------------------
 
     @property
     def last_request_tokens(self) -> int | None:
@@ -147,20 +189,17 @@ class Session:
         last = self.last_request
         return last.usage.prompt if last is not None and last.usage is not None else None
 
-    @property
-    def input_tokens(self) -> int | None:
-        """Recorded prompt tokens of every request, summed (None without usage)."""
-        if not self.has_usage:
-            return None
-        return sum(r.usage.prompt for r in self.requests if r.usage is not None)
+    def last_time(self, model: str | None) -> float | None:
+        """When a request of ``model`` (any model: None) was last made."""
+        return self.last_times.get(model or "")
 
-    @property
-    def model(self) -> str | None:
-        """The model of the last request (what the next one most likely uses)."""
-        for r in reversed(self.requests):
-            if r.model:
-                return r.model
-        return None
+    def live_users(self) -> list[int]:
+        """Indices (in the live context) of its human turns (full sessions)."""
+        start = self.live_start
+        return [i - start for i in range(start, len(self.kinds)) if self.kinds[i] == USER]
+
+    def live_requests(self) -> list[Request]:
+        return [r for r in self.requests if r.segment == self.compaction_count]
 
     def segment_bounds(self, segment: int) -> tuple[int, int]:
         """[start, end) message indices of the context after ``segment`` compactions."""
@@ -169,10 +208,16 @@ class Session:
             len(self.kinds)
         return start, end
 
-    def live_requests(self) -> list[Request]:
-        return [r for r in self.requests if r.segment == len(self.compactions)]
-
-    def live_users(self) -> list[int]:
-        """Indices (in the live context) of its human turns."""
-        start = self.live_start
-        return [i - start for i in range(start, len(self.kinds)) if self.kinds[i] == USER]
+    @classmethod
+    def of_lines(cls, format: str, kinds: list[str], tokens: list[int],
+                 requests: list[Request], path: str | None = None) -> "Session":
+        """A full session of lines the scanner sized, with no usage, no model and no
+        compaction (bash-agent): its totals are plain counts."""
+        s = cls(format, path)
+        s.kinds, s.tokens, s.requests = kinds, tokens, requests
+        s.nbytes = [0] * len(kinds)
+        s.request_count = len(requests)
+        s.user_turns = s.live_user_count = sum(1 for k in kinds if k == USER)
+        s.live_messages, s.live_tokens = len(kinds), sum(tokens)
+        s.last_request = requests[-1] if requests else None
+        return s

@@ -10,8 +10,8 @@ from the content (``--tokens bytes``).
 from __future__ import annotations
 
 from .jsonsize import json_size
+from .model import ASSISTANT, CONTEXT, TOOL, USER
 from .reader import LineReader
-from .model import ASSISTANT, CONTEXT, TOOL, USER, Request, Session, skipped_warnings
 
 FORMAT = "openai"
 ROLES = {"user": USER, "tool": TOOL, "function": TOOL, "assistant": ASSISTANT,
@@ -20,11 +20,10 @@ ROLES = {"user": USER, "tool": TOOL, "function": TOOL, "assistant": ASSISTANT,
 
 class OpenAIChatReader(LineReader):
     format = FORMAT
+    unit = "item(s)"
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.seen: list[int] = []
-        self.models: list[str | None] = []
+    def __init__(self, tokens: str = "auto", keep: bool = True) -> None:
+        super().__init__(tokens, keep)
         self.skipped["not a message"] = 0
 
     def feed(self, obj: object) -> None:
@@ -50,30 +49,7 @@ class OpenAIChatReader(LineReader):
         size = json_size(obj.get("content"))
         if obj.get("tool_calls") is not None:
             size += json_size(obj["tool_calls"])
+        index = self.rec.message(kind, size)
         if kind == ASSISTANT:
-            self.seen.append(len(self.kinds))
             model = obj.get("model")
-            self.models.append(model if isinstance(model, str) else None)
-        self.kinds.append(kind)
-        self.nbytes.append(size)
-
-    def session(self, path: str | None = None) -> Session:
-        requests = [Request(seen, None, model, None) for seen, model in
-                    zip(self.seen, self.models)]
-        s = Session(FORMAT, list(self.kinds), list(self.nbytes), requests, [], path=path)
-        s.warnings += skipped_warnings(self.skipped, "item(s)")
-        return s
-
-
-def looks_like(obj: object) -> bool:
-    if isinstance(obj, list):
-        return bool(obj) and all(isinstance(x, dict) and "role" in x for x in obj[:5])
-    return isinstance(obj, dict) and obj.get("role") in ROLES and (
-        "content" in obj or "tool_calls" in obj)
-
-
-def openai_only(obj: object) -> bool:
-    """Shapes bash-agent never writes: tool/system roles, tool_calls, tool_call_id."""
-    return isinstance(obj, dict) and (obj.get("role") in ("tool", "function", "system",
-                                                         "developer")
-                                      or "tool_calls" in obj or "tool_call_id" in obj)
+            self.rec.request(index, None, model if isinstance(model, str) else None, None)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from ..core.scan import CHUNK, open_source
 from ..errors import FormatError, InputError, UsageError
-from .model import Session
-from .sizing import size_session
+from .model import MAX_LINE, Session
+from .recorder import TOKEN_MODES
 from .sniff import FORMATS, sniff
 
 TYPE_CHECKING = False
@@ -19,20 +19,28 @@ if TYPE_CHECKING:
     from typing import IO, Iterable, Iterator
 
 HEAD = 1 << 16
-TOKEN_MODES = ("auto", "usage", "bytes")
 # a Claude Code line can be conversation only if it names one of these roles or types
 CLAUDE_MARKERS = (b'"user"', b'"assistant"', b'"system"')
 
 
-def reader_for(format: str, sidechains: bool = False):
+def reader_class(format: str):
     if format == "claude-code":
         from .claude_code import ClaudeCodeReader
-        return ClaudeCodeReader(sidechains)
+        return ClaudeCodeReader
     if format == "codex":
         from .codex import CodexReader
-        return CodexReader()
+        return CodexReader
     from .openai_chat import OpenAIChatReader
-    return OpenAIChatReader()
+    return OpenAIChatReader
+
+
+def reader_for(format: str, tokens: str = "auto", keep: bool = True,
+               sidechains: bool = False):
+    """A reader of ``format`` telling a recorder (``keep``: a full session)."""
+    cls = reader_class(format)
+    if sidechains:
+        return cls(tokens, keep, sidechains=True)
+    return cls(tokens, keep)
 
 
 def chunks(stream: IO[bytes], head: bytes, chunk: int = CHUNK) -> Iterator[bytes]:
@@ -64,8 +72,21 @@ def feed_line(reader, line: bytes, loads) -> None:
         reader.skip_malformed()
 
 
-def feed_block(reader, block: bytes, markers: tuple[bytes, ...] | None) -> None:
+class LongLine:
+    """A line longer than MAX_LINE: its length only (it is never parsed, so a 1 GB line
+    costs no more memory than a short one)."""
+
+    __slots__ = ("length",)
+
+    def __init__(self, length: int):
+        self.length = length
+
+
+def feed_block(reader, block: bytes | LongLine, markers: tuple[bytes, ...] | None) -> None:
     """Feed the complete lines of a block (that ends with a newline, or is empty)."""
+    if isinstance(block, LongLine):
+        reader.skip_long_line()
+        return
     if not block:
         return
     from ..lightjson import loads    # here: a bash-agent decision never needs it
@@ -75,18 +96,39 @@ def feed_block(reader, block: bytes, markers: tuple[bytes, ...] | None) -> None:
         feed_line(reader, line, loads)
 
 
-def line_blocks(data: Iterable[bytes], rest: list[bytes]) -> Iterator[bytes]:
+def line_blocks(data: Iterable[bytes], rest: list[bytes], limit: int = MAX_LINE
+                ) -> Iterator[bytes | LongLine]:
     """The chunks cut after their last newline: blocks of whole lines.  A line not finished
     yet waits in ``rest``, in pieces joined once when it ends (not copied again for every
-    chunk of a long line); what ``rest`` holds at the end is the unterminated tail."""
+    chunk of a long line); what ``rest`` holds at the end is the unterminated tail.  A line
+    that grows past ``limit`` is dropped as it is read and comes out as a ``LongLine``."""
+    held = sum(map(len, rest))
+    long = 0                              # bytes of a line past the limit, dropped
     for chunk in data:
         cut = chunk.rfind(b"\n") + 1
         if not cut:
-            rest.append(chunk)
+            if long or held + len(chunk) > limit:
+                long += held + len(chunk)
+                rest.clear()
+                held = 0
+            else:
+                rest.append(chunk)
+                held += len(chunk)
             continue
-        block = b"".join(rest) + chunk[:cut] if rest else chunk[:cut]
-        rest[:] = [chunk[cut:]] if cut < len(chunk) else []
+        first = chunk.find(b"\n") + 1
+        if long or held + first > limit:
+            yield LongLine(long + held + first)
+            long = 0
+            block = chunk[first:cut]
+        else:
+            block = b"".join(rest) + chunk[:cut] if rest else chunk[:cut]
+        tail = chunk[cut:]
+        rest[:] = [tail] if tail else []
+        held = len(tail)
         yield block
+    if long:                              # an unterminated line past the limit
+        rest.clear()
+        yield LongLine(long + held)
 
 
 def finish_tail(reader, tail: bytes, markers: tuple[bytes, ...] | None) -> str | None:
@@ -112,16 +154,17 @@ def finished(reader, tail: bytes, markers: tuple[bytes, ...] | None, name: str,
              format: str, sniffed: bool) -> Session:
     """The session of a reader fed every whole line: the tail fed if it is whole, and what
     the file turned out to be said — not this format (an error), only sub-agent lines (an
-    error), no request yet (a warning)."""
+    error), no request yet (a warning).  The reader is done with: the open request is closed."""
     warning = finish_tail(reader, tail, markers)
     check_recognised(reader, name, format, sniffed)
     session = reader.session(name)
     if warning:
         session.warnings.append(warning)
-    if format == "claude-code" and not session.kinds and reader.skipped.get("sidechain"):
+    if format == "claude-code" and not reader.rec.message_count and \
+            reader.skipped.get("sidechain"):
         raise FormatError(f"{name}: only sub-agent lines (isSidechain): a subagents/ file, "
                           "not a main session")
-    if not session.requests and session.kinds:
+    if not session.request_count and reader.rec.message_count:
         session.warnings.append("no API request recorded yet: sizes come from the content "
                                 "and the stats from the defaults")
     return session
@@ -162,21 +205,25 @@ def read_session(paths: list[str], format: str = "auto", tokens: str = "auto",
         if found == "bash-agent":
             session = _bash_agent(paths, stream, head, stdin)
         else:
-            session = _jsonl(found, stream, head, name, sniffed=format == "auto")
+            session = _jsonl(reader_for(found, tokens), stream, head, name,
+                             sniffed=format == "auto")
     except OSError as e:
         raise InputError(f"{name}: {e.strerror or e}") from None
     finally:
         if stream is not stdin:
             stream.close()
-    return size_session(session, tokens)
+    if tokens == "usage" and not session.has_usage and session.format != "bash-agent":
+        session.warnings.append("the session records no usage: --tokens usage falls back "
+                                "to bytes")
+    return session
 
 
 def read_raw(path: str, format: str, sidechains: bool = False) -> Session:
-    """One file in a known format, read but not sized (sub-agents' files included)."""
+    """One file in a known format, sub-agents' lines included (their own files)."""
     stream = open_source(path, None)
     try:
         head = stream.read(HEAD)
-        return _jsonl(format, stream, head, path, sidechains)
+        return _jsonl(reader_for(format, sidechains=sidechains), stream, head, path)
     except OSError as e:
         raise InputError(f"{path}: {e.strerror or e}") from None
     finally:
@@ -194,11 +241,11 @@ def _bash_agent(paths: list[str], stream: IO[bytes], head: bytes,
     return scanner.session(paths[0])
 
 
-def _jsonl(format: str, stream: IO[bytes], head: bytes, name: str,
-           sidechains: bool = False, sniffed: bool = False) -> Session:
+def _jsonl(reader, stream: IO[bytes], head: bytes, name: str, sniffed: bool = False
+           ) -> Session:
     from ..lightjson import loads
 
-    reader = reader_for(format, sidechains)
+    format = reader.format
     if head.startswith(BOM):
         head = head[len(BOM):]
     if format == "openai" and head.lstrip()[:1] in (b"[", b"{") and \

@@ -1,27 +1,38 @@
-"""What every JSON-lines reader shares: counting what it skipped, and saving its state.
+"""What every JSON-lines reader shares: the recorder it tells, counting what it skipped,
+and saving its state.
 
-A reader's state is plain lists, dicts and numbers, so the status line can save it after
-any complete line (marshal) and resume on the bytes appended later.
+A reader's own state is a few named fields (``FIELDS``), plain data like the recorder's, so
+the status line can save a reader after any complete line (marshal) and resume it on the
+bytes appended later.
 """
 
 from __future__ import annotations
+
+from .model import Session, skipped_warnings
+from .recorder import Recorder
 
 
 class LineReader:
     """The base of the Claude Code, Codex and OpenAI chat readers."""
 
     format = ""
+    unit = "line(s)"                      # what a skipped count counts, in words
+    FIELDS: tuple[str, ...] = ("skipped", "recognised", "seen_lines")
 
-    def __init__(self) -> None:
-        self.kinds: list[str] = []        # per message: its kind (model.USER, TOOL, …)
-        self.nbytes: list[int] = []       # per message: the JSON size of its content
-        self.skipped = {"not json": 0, "malformed": 0}
+    def __init__(self, tokens: str = "auto", keep: bool = True) -> None:
+        self.rec = Recorder(self.format, tokens, keep)
+        self.skipped = {"not json": 0, "malformed": 0, "too long": 0}
         self.recognised = 0               # lines of this reader's format
         self.seen_lines = 0               # lines fed, recognised or not
 
     def skip_bad_line(self) -> None:
         """A line that is not JSON."""
         self.skipped["not json"] += 1
+        self.seen_lines += 1
+
+    def skip_long_line(self) -> None:
+        """A line too long to parse in bounded memory (read.MAX_LINE)."""
+        self.skipped["too long"] += 1
         self.seen_lines += 1
 
     def skip_malformed(self) -> None:
@@ -31,12 +42,19 @@ class LineReader:
     def feed(self, obj: object) -> None:
         raise NotImplementedError
 
+    def session(self, path: str | None = None) -> Session:
+        s = self.rec.session(path)
+        s.warnings += skipped_warnings(self.skipped, self.unit)
+        return s
+
     def state(self) -> dict:
-        return dict(vars(self))
+        return {"fields": {name: getattr(self, name) for name in self.FIELDS},
+                "recorder": self.rec.state()}
 
     @classmethod
     def from_state(cls, state: dict) -> "LineReader":
-        reader = cls()
-        for name, value in state.items():
+        reader = cls.__new__(cls)
+        for name, value in state["fields"].items():
             setattr(reader, name, value)
+        reader.rec = Recorder.from_state(state["recorder"])
         return reader

@@ -1,32 +1,43 @@
-"""Per-message token sizes: from the recorded prompts (``usage``) or the content (``bytes``).
+"""Per-message token sizes, fixed as the session is read: from the recorded prompts
+(``usage``) or from the content (``bytes``).
+
+The rules are one forward fold (``Sizer``), so a session read whole and a live transcript
+read a piece at a time get the same numbers, and a reader that keeps no message at all
+(the status line's summary) still knows the live context's size.  A message's size is fixed
+when the first request that sees it is recorded; until then it is *pending*.
 
 With ``usage``, within each context (the messages between two compactions):
 
 * the first request's prompt is the fixed prefix V (system prompt, tools, whatever the
-  client adds that the file does not show) plus the messages it saw, sized at the tokens
-  per byte the whole session shows (below; the bytes rule if it shows none); V is what
-  remains (at least 0, the messages scaled down if they alone exceed it);
+  client adds that the file does not show) plus the messages it saw, which are sized at the
+  tokens per byte the session has shown so far (below; the bytes rule before it has shown
+  any); V is what remains (at least 0: the messages are scaled down if they alone exceed
+  the prompt);
 * between two requests the prompt grew by g tokens: g is shared among the messages added
-  in between, in proportion to their bytes (whole tokens, largest remainders first), so
-  the sizes of the messages a request saw, plus V, sum to its recorded prompt exactly;
-  a growth with no new message goes to the last message seen;
-* a prompt that shrank without a compaction (the client cleared old tool results) takes
-  the difference from the messages already seen, in proportion to their sizes;
-* messages no request has seen yet (the last reply, the newest tool results) are sized at
-  the same tokens per byte.
+  in between, in proportion to their bytes (whole tokens, largest remainders first), so the
+  sizes of the messages a request saw, plus V, sum to its recorded prompt exactly; a growth
+  with no new message goes to the last message seen (to V before any);
+* a prompt that shrank without a compaction (the client cleared old tool results) takes the
+  difference from the messages already seen, in proportion to their sizes (then from V);
+* messages no request saw are sized at the tokens per byte known when their context ended,
+  or when the file did.
 
-The tokens per byte: all the growth shared among new messages, over their bytes, across
-the whole session.
+The tokens per byte: the growth shared among new messages so far, over their bytes.
 
-With ``bytes``, each message is ``(bytes + 3) // 4 + 1`` tokens of its content.
+With ``bytes``, each message is ``(bytes + 3) // 4 + 1`` tokens of its content, and V is
+the first request's prompt less the messages it saw.
+
+The last compaction's **summary** is the context messages that open the new context (the
+summary and what the client re-injects with it), at the sizes they were first given.
 """
 
 from __future__ import annotations
 
-from .model import CONTEXT, Session
+USAGE, BYTES = "usage", "bytes"
 
 
 def bytes_rule(nbytes: int) -> int:
+    """The size rule of the bytes mode, the same as the awk's per line."""
     return (nbytes + 3) // 4 + 1
 
 
@@ -49,131 +60,165 @@ def share(total: int, weights: list[int]) -> list[int]:
     return parts
 
 
-def size_session(session: Session, mode: str = "auto") -> Session:
-    """Fill ``session.tokens``, ``prefix`` and ``summary_tokens``; ``mode``: usage, bytes
-    or auto (usage when the session records it)."""
-    if session.format == "bash-agent":
-        session.token_source = "bytes"          # the scanner already sized every line
-        return session
-    use_usage = session.has_usage if mode == "auto" else mode == "usage"
-    if mode == "usage" and not session.has_usage:
-        session.warnings.append("the session records no usage: --tokens usage falls back "
-                                "to bytes")
-        use_usage = False
-    n = len(session.kinds)
-    if not use_usage:
-        session.tokens = [bytes_rule(b) for b in session.nbytes]
-        session.token_source = "bytes"
-        session.prefix = _prefix_from_first_request(session)
-    else:
-        session.tokens = [0] * n
-        session.token_source = "usage"
-        per_byte = tokens_per_byte(session)
-        prefixes = [_size_segment(session, seg, per_byte)
-                    for seg in range(len(session.compactions) + 1)]
-        session.segment_prefixes = prefixes
-        live = prefixes[-1]
-        if live is None:                         # no request in the live context yet
-            live = next((p for p in reversed(prefixes) if p is not None), None)
-        session.prefix = live
-    session.summary_tokens = _summary_tokens(session)
-    return session
+class Sizer:
+    """The sizing fold.  ``keep``: remember every message's tokens (a full session); else
+    only the sums of the live context.  Its state is plain data (``state()``), so a reader
+    can be saved after any line and resumed."""
 
+    FIELDS = ("mode", "keep", "tokens", "n", "grown", "weighed", "start", "started",
+              "prefix", "have", "last_prompt", "last_seen", "pending", "run_open",
+              "summary", "segments")
 
-def _prefix_from_first_request(session: Session) -> float | None:
-    """V from the live context's first request even when sizes come from bytes."""
-    live = session.live_requests()
-    first = live[0] if live else None
-    if first is None or first.usage is None:
-        return None
-    start = session.live_start
-    seen = sum(bytes_rule(b) for b in session.nbytes[start:first.seen])
-    return float(max(0, first.usage.prompt - seen))
+    def __init__(self, mode: str = USAGE, keep: bool = True):
+        self.mode, self.keep = mode, keep
+        self.tokens: list[int] = []          # per message (keep)
+        self.n = 0                           # messages so far
+        self.grown = self.weighed = 0        # growth shared among new messages, their bytes
+        # the current context
+        self.start = 0                       # its first message
+        self.started = False                 # its first request has been sized
+        self.prefix: int | None = None       # its V
+        self.have = 0                        # tokens of its sized messages
+        self.last_prompt = 0
+        self.last_seen = 0
+        self.pending: list[list[int]] = []   # [index, bytes, in the opening context run]
+        self.run_open = True                 # still in the context run that opens it
+        self.summary = 0                     # tokens of that run
+        self.segments: list[list[int | None]] = []   # closed contexts: [V, summary]
 
+    def state(self) -> dict:
+        return {name: getattr(self, name) for name in self.FIELDS}
 
-def tokens_per_byte(session: Session) -> float | None:
-    """Recorded growth over the bytes of the messages it was shared among (None: no such
-    growth in the whole session)."""
-    grown = weighed = 0
-    for segment in range(len(session.compactions) + 1):
-        start, end = session.segment_bounds(segment)
-        requests = [r for r in session.requests
-                    if r.segment == segment and r.usage is not None]
-        for before, after in zip(requests, requests[1:]):
-            a, b = min(max(before.seen, start), end), min(max(after.seen, start), end)
-            growth = after.usage.prompt - before.usage.prompt if after.usage and \
-                before.usage else 0
-            if b > a and growth > 0:
-                grown += growth
-                weighed += sum(session.nbytes[a:b])
-    return grown / weighed if grown and weighed else None
+    @classmethod
+    def from_state(cls, state: dict) -> "Sizer":
+        sizer = cls.__new__(cls)
+        for name in cls.FIELDS:
+            setattr(sizer, name, state[name])
+        return sizer
 
+    @property
+    def per_byte(self) -> float | None:
+        return self.grown / self.weighed if self.grown and self.weighed else None
 
-def estimate(nbytes: int, per_byte: float | None) -> int:
-    """A message no recorded growth sized: at the session's tokens per byte."""
-    return round(nbytes * per_byte) if per_byte is not None else bytes_rule(nbytes)
+    def estimate(self, nbytes: int, per_byte: float | None) -> int:
+        """A message no request has sized yet."""
+        if self.mode == BYTES or per_byte is None:
+            return bytes_rule(nbytes)
+        return round(nbytes * per_byte)
 
+    # --- events ---------------------------------------------------------------------------
 
-def _size_segment(session: Session, segment: int, per_byte: float | None) -> float | None:
-    """Size one context's messages from its requests; returns its prefix V (None when the
-    context has no request with usage)."""
-    start, end = session.segment_bounds(segment)
-    tokens, nbytes = session.tokens, session.nbytes
-    requests = [r for r in session.requests if r.segment == segment and r.usage is not None]
-    if not requests:
-        for i in range(start, end):
-            tokens[i] = estimate(nbytes[i], per_byte)
-        return None
-    first = requests[0]
-    seen = min(max(first.seen, start), end)
-    estimates = [estimate(nbytes[i], per_byte) for i in range(start, seen)]
-    prompt = first.usage.prompt if first.usage else 0
-    if sum(estimates) <= prompt:
-        prefix = prompt - sum(estimates)
-        tokens[start:seen] = estimates
-    else:                                        # the messages alone exceed the prompt
-        prefix = 0
-        tokens[start:seen] = share(prompt, estimates)
-    last_prompt, last_seen = prompt, seen
-    for r in requests[1:]:
-        now = min(max(r.seen, last_seen), end)
-        prompt = r.usage.prompt if r.usage else last_prompt
-        growth = prompt - last_prompt
-        if growth >= 0:
-            if now > last_seen:
-                tokens[last_seen:now] = share(growth, nbytes[last_seen:now])
-            elif now > start:
-                tokens[now - 1] += growth
-            else:
-                prefix += growth
+    def message(self, context: bool, nbytes: int) -> None:
+        """A new message; ``context``: of kind context."""
+        in_run = self.run_open and context
+        self.run_open = in_run
+        self.pending.append([self.n, nbytes, in_run])
+        self.n += 1
+        if self.keep:
+            self.tokens.append(0)
+
+    def add_bytes(self, index: int, nbytes: int) -> None:
+        """More bytes of message ``index``, which counts while no request has sized it (a
+        response's blocks arrive one line each, tool results between them)."""
+        for m in reversed(self.pending):
+            if m[0] == index:
+                m[1] += nbytes
+                return
+            if m[0] < index:
+                return
+
+    def request(self, seen: int, prompt: int | None) -> None:
+        """A request that saw ``messages[:seen]``, with its recorded prompt (None: no
+        usage, which sizes nothing)."""
+        now = min(max(seen, self.last_seen), self.n)
+        if self.mode == BYTES:
+            self._settle(now, [bytes_rule(m[1]) for m in self._seen_now(now)])
+            if not self.started:
+                self.started = True
+                self.prefix = None if prompt is None else max(0, prompt - self.have)
+            return
+        if prompt is None:
+            return
+        if not self.started:
+            self.started = True
+            new = self._seen_now(now)
+            per_byte = self.per_byte
+            estimates = [self.estimate(m[1], per_byte) for m in new]
+            if sum(estimates) <= prompt:
+                self.prefix = prompt - sum(estimates)
+            else:                            # the messages alone exceed the prompt
+                self.prefix, estimates = 0, share(prompt, estimates)
+            self._settle(now, estimates, new)
         else:
-            prefix = _shrink(tokens, start, last_seen, -growth, prefix)
-            if now > last_seen:
-                tokens[last_seen:now] = [0] * (now - last_seen)
-        last_prompt, last_seen = prompt, now
-    for i in range(last_seen, end):
-        tokens[i] = estimate(nbytes[i], per_byte)
-    return float(prefix)
+            growth = prompt - self.last_prompt
+            assert self.prefix is not None
+            if growth >= 0:
+                new = self._seen_now(now)
+                if new:
+                    nbytes = [m[1] for m in new]
+                    if growth > 0:
+                        self.grown += growth
+                        self.weighed += sum(nbytes)
+                    self._settle(now, share(growth, nbytes), new)
+                elif now > self.start:
+                    self.have += growth
+                    if self.keep:
+                        self.tokens[now - 1] += growth
+                else:
+                    self.prefix += growth
+            else:
+                self._shrink(-growth)
+                self._settle(now, [0] * len(self._seen_now(now)))
+        self.last_prompt = prompt
 
+    def compaction(self) -> None:
+        """A new context begins with the next message; the old one's pending messages are
+        sized at the tokens per byte known now."""
+        self._close()
+        self.segments.append([self.prefix, self.summary])
+        self.start = self.last_seen = self.n
+        self.started = False
+        self.prefix, self.have, self.last_prompt = None, 0, 0
+        self.run_open, self.summary = True, 0
 
-def _shrink(tokens: list[int], start: int, end: int, amount: int, prefix: int) -> int:
-    """Take ``amount`` tokens from messages[start:end] in proportion to their sizes (the
-    rest, if they run out, from the prefix); returns the prefix."""
-    have = sum(tokens[start:end])
-    take = min(amount, have)
-    cut = share(take, tokens[start:end])
-    for i, c in zip(range(start, end), cut):
-        tokens[i] -= c
-    return max(0, prefix - (amount - take))
+    def finish(self) -> "Sizer":
+        """The end of the file: the pending messages are estimated."""
+        self._close()
+        return self
 
+    # --- the steps --------------------------------------------------------------------------
 
-def _summary_tokens(session: Session) -> int | None:
-    """The last compaction's summary: the context messages that open the new context."""
-    if not session.compactions:
-        return None
-    at = session.compactions[-1].at
-    total, i = 0, at
-    while i < len(session.kinds) and session.kinds[i] == CONTEXT:
-        total += session.tokens[i]
-        i += 1
-    return total or None
+    def _seen_now(self, now: int) -> list[list[int]]:
+        """The pending messages a request that saw ``messages[:now]`` sees."""
+        k = 0
+        while k < len(self.pending) and self.pending[k][0] < now:
+            k += 1
+        return self.pending[:k]
+
+    def _settle(self, now: int, sizes: list[int], new: list[list[int]] | None = None) -> None:
+        """Fix the sizes of the pending messages before ``now``."""
+        new = self._seen_now(now) if new is None else new
+        for m, size in zip(new, sizes):
+            if self.keep:
+                self.tokens[m[0]] = size
+            if m[2]:
+                self.summary += size
+        self.have += sum(sizes)
+        del self.pending[:len(new)]
+        self.last_seen = max(self.last_seen, now)
+
+    def _shrink(self, amount: int) -> None:
+        take = min(amount, self.have)
+        if self.keep and take:
+            span = range(self.start, self.last_seen)
+            cut = share(take, [self.tokens[i] for i in span])
+            for i, c in zip(span, cut):
+                self.tokens[i] -= c
+        self.have -= take
+        assert self.prefix is not None
+        self.prefix = max(0, self.prefix - (amount - take))
+
+    def _close(self) -> None:
+        """Estimate the pending messages at the tokens per byte known now."""
+        per_byte = self.per_byte
+        self._settle(self.n, [self.estimate(m[1], per_byte) for m in self.pending])

@@ -40,6 +40,8 @@ def all_terms(dec: Decision) -> list[Terms]:
     assert d is not None
     curve = BenefitCurve(d, dec.model)
     lo, hi = candidate_bounds(d, dec.whole)
+    if dec.whole:                         # one candidate: keep nothing
+        return [curve.terms(0, 0)] if lo <= hi else []
     prefix = prefix_sums(dec.conv.sizes)
     return [curve.terms(k, d.T - prefix[d.NR - k]) for k in range(lo, hi + 1)]
 
@@ -100,9 +102,9 @@ def session_lines(session: Session, question: Question | None
                   ) -> list[tuple[str, str, str]]:
     """(name, value, where from) for the session: its format, the live context, the prices,
     the cache's state, and each parameter it can supply."""
-    start, total = session.live_start, len(session.kinds)
+    start, total = session.live_start, session.live_start + session.live_messages
     unit = "lines" if session.format == "bash-agent" else "messages"
-    compactions = len(session.compactions)
+    compactions = session.compaction_count
     after = (f"{unit} after the last of {compactions:,} compaction"
              + ("s" if compactions > 1 else "")) if compactions else f"{unit}, no compaction"
     sized = ("sized from the recorded prompts" if session.token_source == "usage" else

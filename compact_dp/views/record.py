@@ -31,14 +31,13 @@ def number(x: object) -> object:
 def session_record(session: Session, question: Question | None) -> dict[str, object]:
     """The ``session`` object of ``--json``: what the file holds, where each parameter came
     from, the prices and the cache's state (docs/output.md)."""
-    live = session.tokens[session.live_start:]
     sources = question.sources if question is not None else {}
-    out: dict[str, object] = {"format": session.format, "requests": len(session.requests),
-            "compactions": len(session.compactions),
+    out: dict[str, object] = {"format": session.format, "requests": session.request_count,
+            "compactions": session.compaction_count,
             "last_request_tokens": session.last_request_tokens,
-            "user_turns": session.user_turns, "messages": len(live),
+            "user_turns": session.user_turns, "messages": session.live_messages,
             "models": session.models, "tokens": session.token_source,
-            "context_tokens": sum(live), "prefix_tokens": number(session.prefix),
+            "context_tokens": session.live_tokens, "prefix_tokens": number(session.prefix),
             "summary_tokens": session.summary_tokens,
             "last_request_at": session.last_request.time if session.last_request else None,
             "sources": {name: words for name, (_, words) in sources.items()},

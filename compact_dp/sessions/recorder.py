@@ -1,0 +1,193 @@
+"""What a reader tells about a session, made into a ``Session``: one recorder for every
+JSON format, full or summary.
+
+Readers parse lines and call the recorder: a message arrived (``message``; ``grow`` adds
+more to it), a request was made (``request``; ``usage`` may still update it until the next
+request), a compaction started a new context (``compaction``), a human
+turn began (``turn``, for formats that mark turns apart from messages).  The recorder keeps
+the totals the decision needs and, for a full session, every message and request; sizes
+come from ``sizing.Sizer`` as the events arrive.  Its state is plain data, so the status
+line can save it after any complete line and resume on the bytes appended later.
+"""
+
+from __future__ import annotations
+
+from .model import (CONTEXT, USER, Aftermath, Compaction, Request, Session, Usage,
+                    write_ttl)
+from .sizing import BYTES, USAGE, Sizer
+
+TOKEN_MODES = ("auto", USAGE, BYTES)
+
+
+class Recorder:
+    """Events in, a ``Session`` out (``session()``); ``keep``: a full session."""
+
+    FIELDS = ("format", "keep", "kinds", "nbytes", "requests", "compactions", "open",
+              "request_count", "usage_count", "input_tokens", "output_tokens", "models",
+              "model", "last", "last_times", "ttl", "user_messages", "turn_events",
+              "live_start", "live_users", "live_user_list", "aftermath", "seeking")
+
+    def __init__(self, format: str, tokens: str = "auto", keep: bool = True):
+        self.format, self.keep = format, keep
+        self.sizer = Sizer(BYTES if tokens == BYTES else USAGE, keep)
+        self.kinds: list[str] = []               # per message (keep)
+        self.nbytes: list[int] = []
+        self.requests: list[list] = []           # [seen, time, model, usage, segment] (keep)
+        self.compactions: list[list] = []        # [at, time] (keep)
+        self.open: list | None = None            # the newest request, still open to usage
+        self.request_count = self.usage_count = 0
+        self.input_tokens = self.output_tokens = 0
+        self.models: list[str] = []
+        self.model: str | None = None
+        self.last: list | None = None            # the last request, as a row
+        self.last_times: dict[str, float] = {}
+        self.ttl: str | None = None
+        self.user_messages = self.turn_events = 0
+        self.live_start = 0
+        self.live_users = 0
+        self.live_user_list: list[int] = []      # (keep) indices in the live context
+        self.aftermath: list[list] = []          # [summary, first prompt, first read]
+        self.seeking = False                     # the first request after a compaction
+
+    # --- saving and resuming ----------------------------------------------------------------
+
+    def state(self) -> dict:
+        """Everything, the open request included (its usage may come on the next line)."""
+        return {**{name: getattr(self, name) for name in self.FIELDS},
+                "sizer": self.sizer.state()}
+
+    @classmethod
+    def from_state(cls, state: dict) -> "Recorder":
+        recorder = cls.__new__(cls)
+        for name in cls.FIELDS:
+            setattr(recorder, name, state[name])
+        recorder.sizer = Sizer.from_state(state["sizer"])
+        return recorder
+
+    # --- events -----------------------------------------------------------------------------
+
+    @property
+    def message_count(self) -> int:
+        return self.sizer.n
+
+    def message(self, kind: str, nbytes: int) -> int:
+        """A new message; returns its index."""
+        index = self.sizer.n
+        self.sizer.message(kind == CONTEXT, nbytes)
+        if kind == USER:
+            self.user_messages += 1
+            self.live_users += 1
+            if self.keep:
+                self.live_user_list.append(index - self.live_start)
+        if self.keep:
+            self.kinds.append(kind)
+            self.nbytes.append(nbytes)
+        return index
+
+    def grow(self, index: int, nbytes: int) -> None:
+        """More bytes of message ``index`` (another content block of a response)."""
+        if self.keep:
+            self.nbytes[index] += nbytes
+        self.sizer.add_bytes(index, nbytes)
+
+    def request(self, seen: int, time: float | None, model: str | None,
+                usage: list[int] | None) -> None:
+        """A request that saw ``messages[:seen]``; usage is [uncached input, 5-minute
+        writes, 1-hour writes, reads, output] or None.  It stays open to ``usage`` (a
+        response's later lines) until the next request or compaction."""
+        self._close()
+        self.open = [min(max(0, seen), self.sizer.n), time, model, usage, len(self.aftermath)]
+
+    def usage(self, usage: list[int]) -> None:
+        """The open request's usage, from a later line of its response: the first that has
+        any, then the largest output count (a response's lines carry mid-stream counts)."""
+        if self.open is None:
+            return
+        if self.open[3] is None:
+            self.open[3] = usage
+        elif usage[4] > self.open[3][4]:
+            self.open[3][4] = usage[4]
+
+    def turn(self) -> None:
+        self.turn_events += 1
+
+    def compaction(self, time: float | None) -> None:
+        self._close()
+        self.sizer.compaction()
+        self.aftermath.append([None, None, None])
+        self.seeking = True
+        self.live_start = self.sizer.n
+        self.live_users = 0
+        self.live_user_list = []
+        if self.keep:
+            self.compactions.append([self.sizer.n, time])
+
+    def _close(self) -> None:
+        """The open request is final: count it and size what it saw."""
+        row, self.open = self.open, None
+        if row is None:
+            return
+        seen, time, model, usage, segment = row
+        self.request_count += 1
+        self.last = row
+        if time is not None:
+            self.last_times[""] = time           # any model's
+        if isinstance(model, str) and model:
+            self.model = model
+            if model not in self.models:
+                self.models.append(model)
+            if time is not None:
+                self.last_times[model] = time
+        prompt = None
+        if usage is not None:
+            prompt = usage[0] + usage[1] + usage[2] + usage[3]
+            self.usage_count += 1
+            self.input_tokens += prompt
+            self.output_tokens += usage[4]
+            if usage[1] + usage[2]:
+                self.ttl = write_ttl(usage[1], usage[2])
+            if self.seeking:
+                self.aftermath[-1][1:] = [prompt, usage[3]]
+                self.seeking = False
+        self.sizer.request(seen, prompt)
+        if self.keep:
+            self.requests.append(row)
+
+    # --- the session ------------------------------------------------------------------------
+
+    def session(self, path: str | None = None) -> Session:
+        """The session as read: the open request is closed and the pending messages are
+        estimated (save the state before, to read on later)."""
+        self._close()
+        sizes = self.sizer.finish()
+        s = Session(self.format, path, full=self.keep)
+        if self.keep:
+            s.kinds, s.nbytes, s.tokens = list(self.kinds), list(self.nbytes), sizes.tokens
+            s.requests = [_request(r) for r in self.requests]
+            s.compactions = [Compaction(at, time) for at, time in self.compactions]
+        s.request_count = self.request_count
+        s.compaction_count = len(self.aftermath)
+        s.user_turns = self.turn_events or self.user_messages
+        s.has_usage = self.usage_count > 0
+        s.input_tokens = self.input_tokens if s.has_usage else None
+        s.output_tokens = self.output_tokens
+        s.models, s.model = list(self.models), self.model
+        s.last_request = _request(self.last) if self.last is not None else None
+        s.last_times = dict(self.last_times)
+        s.recorded_ttl = self.ttl
+        s.live_start, s.live_messages = self.live_start, sizes.n - self.live_start
+        s.live_tokens, s.live_user_count = sizes.have, self.live_users
+        s.token_source = USAGE if s.has_usage and self.sizer.mode == USAGE else BYTES
+        prefixes = [v for v, _ in sizes.segments] + [sizes.prefix]
+        s.segment_prefixes = [None if v is None else float(v) for v in prefixes]
+        s.prefix = next((v for v in reversed(s.segment_prefixes) if v is not None), None)
+        summaries = [summary for _, summary in sizes.segments[1:]] + [sizes.summary]
+        s.aftermath = [Aftermath(summary or None, first, read) for (_, first, read), summary
+                       in zip(self.aftermath, summaries)]
+        s.summary_tokens = s.aftermath[-1].summary if s.aftermath else None
+        return s
+
+
+def _request(row: list) -> Request:
+    seen, time, model, usage, segment = row
+    return Request(seen, time, model, None if usage is None else Usage(*usage), segment)

@@ -1,0 +1,104 @@
+"""The sizing rules of sessions/sizing.py, one test per rule, with numbers worked by hand."""
+
+from __future__ import annotations
+
+from compact_dp.sessions.model import ASSISTANT, CONTEXT, TOOL, USER
+from compact_dp.sessions.recorder import Recorder
+
+
+def bytes_rule(n: int) -> int:
+    return (n + 3) // 4 + 1
+
+
+def test_the_first_request_is_the_prefix_plus_its_messages_at_the_bytes_rule():
+    rec = Recorder("claude-code")
+    rec.message(USER, 400)                                   # 101 tokens by the bytes rule
+    rec.request(1, None, "m", [3, 20_000, 0, 0, 9])
+    s = rec.session()
+    assert s.tokens[0] == 101 and s.prefix == 20_003 - 101
+
+
+def test_messages_that_alone_exceed_the_first_prompt_are_scaled_down_to_it():
+    rec = Recorder("claude-code")
+    rec.message(USER, 4000)                                  # 1001 tokens
+    rec.message(CONTEXT, 2000)                               # 501 tokens
+    rec.request(2, None, "m", [0, 0, 0, 900, 0])             # the prompt is only 900
+    s = rec.session()
+    assert s.prefix == 0 and sum(s.tokens[:2]) == 900
+    assert s.tokens == [600, 300]                            # 900 × 1001/1502, 900 × 501/1502
+
+
+def test_growth_is_shared_among_the_new_messages_in_proportion_to_their_bytes():
+    rec = Recorder("claude-code")
+    rec.message(USER, 100)
+    rec.request(1, None, "m", [1, 10_000, 0, 0, 5])
+    rec.message(ASSISTANT, 300)
+    rec.message(TOOL, 700)
+    rec.request(3, None, "m", [1, 101, 0, 10_000, 5])        # grew by 101 tokens
+    s = rec.session()
+    # 101 × 3/10 = 30.3, 101 × 7/10 = 70.7: 30 + 70, and the larger remainder (0.7) wins
+    assert s.tokens[1:3] == [30, 71]
+
+
+def test_unseen_messages_are_sized_at_the_tokens_per_byte_so_far_rounded():
+    rec = Recorder("claude-code")
+    rec.message(USER, 100)
+    rec.request(1, None, "m", [1, 10_000, 0, 0, 5])
+    rec.message(ASSISTANT, 1000)
+    rec.request(2, None, "m", [1, 333, 0, 10_000, 5])        # 333 tokens for 1000 bytes
+    rec.message(ASSISTANT, 1002)                             # no request saw it yet
+    s = rec.session()
+    assert s.tokens[2] == 334 and s.live_tokens == sum(s.tokens)   # 333.666, rounded
+
+
+def test_growth_with_no_new_message_goes_to_the_last_message_seen_or_to_the_prefix():
+    rec = Recorder("claude-code")
+    rec.request(0, None, "m", [0, 5000, 0, 0, 5])            # nothing seen yet
+    rec.request(0, None, "m", [0, 100, 0, 5000, 5])          # grew: V takes it
+    rec.message(USER, 40)
+    rec.request(1, None, "m", [0, 11, 0, 5100, 5])
+    rec.request(1, None, "m", [0, 7, 0, 5111, 5])            # grew, no new message
+    s = rec.session()
+    assert s.prefix == 5100 and s.tokens == [18]
+
+
+def test_a_shrinking_prompt_takes_from_the_messages_seen_in_proportion():
+    rec = Recorder("claude-code")
+    rec.message(USER, 100)
+    rec.request(1, None, "m", [0, 1000, 0, 0, 5])
+    rec.message(TOOL, 100)
+    rec.message(TOOL, 300)
+    rec.request(3, None, "m", [0, 400, 0, 1000, 5])          # +400: 100 and 300
+    rec.request(3, None, "m", [0, 0, 0, 1200, 5])            # −200 from 26, 100, 300
+    s = rec.session()
+    assert s.tokens == [26 - 12, 100 - 47, 300 - 141] and s.prefix == 1000 - 26
+    assert s.prefix + sum(s.tokens) == 1200
+
+
+def test_a_context_that_ends_sizes_its_unseen_messages_at_the_tokens_per_byte_then():
+    rec = Recorder("claude-code")
+    rec.message(USER, 100)
+    rec.request(1, None, "m", [0, 1000, 0, 0, 5])
+    rec.message(ASSISTANT, 200)
+    rec.request(2, None, "m", [0, 100, 0, 1000, 5])          # 0.5 tokens per byte
+    rec.message(ASSISTANT, 600)                              # the last reply: unseen
+    rec.compaction(None)
+    rec.message(CONTEXT, 100)
+    rec.message(USER, 100)
+    rec.request(5, None, "m", [0, 2000, 0, 0, 5])           # at 0.5: 50 and 50
+    rec.message(ASSISTANT, 100)
+    rec.request(6, None, "m", [0, 400, 0, 2000, 5])          # 4 tokens per byte from here
+    s = rec.session()
+    assert s.tokens[2] == 300                                # at 0.5, not at the later rate
+    assert s.tokens[3:6] == [50, 50, 400] and s.prefix == 1900
+    assert s.summary_tokens == 50
+
+
+def test_bytes_mode_sizes_every_message_by_the_bytes_rule_and_the_prefix_from_usage():
+    rec = Recorder("claude-code", "bytes")
+    rec.message(USER, 400)
+    rec.request(1, None, "m", [3, 20_000, 0, 0, 9])
+    rec.message(ASSISTANT, 1000)
+    rec.request(2, None, "m", [3, 100, 0, 20_000, 9])
+    s = rec.session()
+    assert s.tokens == [101, 251] and s.prefix == 20_003 - 101 and s.token_source == "bytes"
