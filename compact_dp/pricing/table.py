@@ -5,6 +5,10 @@ bill recomputed with last year's prices is wrong in a way nobody notices.  Model
 matched exactly, then through aliases, then without a date suffix (``-20251001``) or a
 ``[1m]`` context marker.  An id the table does not know gets ``None`` — the caller warns and
 uses the documented defaults, never a guess from a similar name.
+
+A provider's cache granularity (``cache_granularity``: OpenAI caches prefixes of at least
+``cache_min`` tokens in ``cache_block``-token steps) is said once per provider; an entry's own
+``cache_block``/``cache_min`` (``null``: none known) overrides it, as GPT-5.6 does.
 """
 
 from __future__ import annotations
@@ -22,16 +26,20 @@ class Prices:
     """One model's $/MTok prices, its cache rules and its window."""
 
     __slots__ = ("model", "provider", "input", "output", "cache_read", "cache_write",
-                 "default_ttl", "context_window", "source", "date", "note", "known")
+                 "default_ttl", "context_window", "cache_block", "cache_min", "source", "date",
+                 "note", "known")
 
     def __init__(self, model: str, provider: str, input: float, output: float,
                  cache_read: float, cache_write: dict[str, float] | None, default_ttl: str,
                  context_window: int, source: str = "", date: str = "", note: str = "",
-                 known: bool = True):
+                 known: bool = True, cache_block: int | None = None,
+                 cache_min: int | None = None):
         self.model, self.provider = model, provider
         self.input, self.output, self.cache_read = input, output, cache_read
         self.cache_write = cache_write              # None: no write premium
         self.default_ttl, self.context_window = default_ttl, context_window
+        # None: no granularity known (a hit may be any length)
+        self.cache_block, self.cache_min = cache_block, cache_min
         self.source, self.date, self.note, self.known = source, date, note, known
 
     def write(self, ttl: str | None = None) -> float:
@@ -89,11 +97,14 @@ def entries() -> list[Prices]:
 
 
 def _prices(e: dict, window: int | None = None) -> Prices:
+    granularity = table().get("cache_granularity", {}).get(e["provider"], {})
     return Prices(e["model"], e["provider"], float(e["input"]), float(e["output"]),
                   float(e["cache_read"]),
                   {k: float(v) for k, v in e["cache_write"].items()} if e["cache_write"]
                   else None, e["default_ttl"], window or int(e["context_window"]),
-                  e.get("source", ""), e.get("date", ""), e.get("note", ""))
+                  e.get("source", ""), e.get("date", ""), e.get("note", ""),
+                  cache_block=e.get("cache_block", granularity.get("cache_block")),
+                  cache_min=e.get("cache_min", granularity.get("cache_min")))
 
 
 def _strip_date(model: str) -> str:
