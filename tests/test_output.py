@@ -34,3 +34,40 @@ def test_no_line_of_piped_output_ends_in_a_space(name, columns):
     assert r.status in (0, 1) and r.out.strip() and "\x1b[" not in r.out
     ragged = [line for line in r.out.split("\n") if line.endswith((" ", "\t"))]
     assert ragged == [], f"{len(ragged)} lines end in a space, e.g. {ragged[0]!r}"
+
+
+def split_explanation(text: str) -> tuple[list[str], list[str]]:
+    """(the words of the prose — the facts above the table, the legend and sentences below
+    it — and the cells of the table)."""
+    prose: list[str] = []
+    cells: list[str] = []
+    part = "facts"
+    for line in text.splitlines():
+        if part == "facts" and line.startswith("+"):
+            part = "table"
+        elif part == "table" and line.startswith("Terms in $"):
+            part = "after"
+        if part == "table":
+            if line.startswith("|") and not set(line) <= set("|-+"):
+                cells += line.replace("|", " ").split()
+        else:
+            prose += line.split()
+    return prose, cells
+
+
+EXPLAINED = sorted(name for name in PIPED if name.startswith("explain"))
+
+
+@pytest.mark.parametrize("columns", WIDTHS)
+@pytest.mark.parametrize("name", EXPLAINED)
+def test_explain_folds_text_only_between_words_and_cuts_no_number(name, columns):
+    """At any width the explanation has the words it has on the widest line, in the same
+    order (folding moves only the spaces), every table cell is one of the wide table's,
+    and no line is longer than the width."""
+    narrow = run_main(*PIPED[name], environ={"COLUMNS": columns}).out
+    wide = run_main(*PIPED[name], environ={"COLUMNS": "1000"}).out
+    words, cells = split_explanation(narrow)
+    assert words == split_explanation(wide)[0]
+    assert set(cells) <= set(split_explanation(wide)[1])
+    assert max(len(line) for line in narrow.splitlines()) <= int(columns), narrow
+
