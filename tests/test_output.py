@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from .conftest import INPUTS, ROOT, run_main
+from .conftest import INPUTS, ROOT, clean_env, run_cli, run_main
 
 STATS = ["--turns", "5", "--requests", "40", "--input-tokens", "400000"]
 EXAMPLES = ROOT / "examples"
@@ -71,3 +71,12 @@ def test_explain_folds_text_only_between_words_and_cuts_no_number(name, columns)
     assert set(cells) <= set(split_explanation(wide)[1])
     assert max(len(line) for line in narrow.splitlines()) <= int(columns), narrow
 
+
+def test_a_stdout_that_cannot_encode_a_symbol_gets_a_question_mark_not_an_error():
+    """Piped output is UTF-8 with its symbols; a stdout in another encoding gets '?' for
+    the ones it lacks, and the answer all the same."""
+    p = run_cli(*PIPED["explain"], env=clean_env(PYTHONIOENCODING="latin-1", COLUMNS="80"))
+    assert p.returncode == 0 and p.stderr == b""
+    assert b"\n? " in p.stdout and b"compact: keep the last 6 lines" in p.stdout
+    assert p.stdout.decode("latin-1") == run_main(*PIPED["explain"], environ={
+        "COLUMNS": "80"}).out.encode("latin-1", "replace").decode("latin-1")
