@@ -3,6 +3,7 @@ words and numbers whole at any width, and every JSON document versioned."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -80,3 +81,28 @@ def test_a_stdout_that_cannot_encode_a_symbol_gets_a_question_mark_not_an_error(
     assert b"\n? " in p.stdout and b"compact: keep the last 6 lines" in p.stdout
     assert p.stdout.decode("latin-1") == run_main(*PIPED["explain"], environ={
         "COLUMNS": "80"}).out.encode("latin-1", "replace").decode("latin-1")
+
+
+JSON_DOCUMENTS = {
+    "decision": ["--json", *STATS, str(INPUTS / "syn_400.jsonl")],
+    "decision, awk form": ["--json", "-v", "t=5", "-f", "x", str(INPUTS / "syn_40.jsonl")],
+    "decision, a policy": ["--json", *STATS, "--context-tokens", "1000",
+                           str(INPUTS / "syn_40.jsonl")],
+    "decision, empty": ["--json", str(INPUTS / "empty.jsonl")],
+    "decision, a session": ["--json", str(EXAMPLES / "claude-code.jsonl")],
+    "replay": ["replay", "--json", str(EXAMPLES / "codex.jsonl")],
+    "replay, two": ["replay", "--json", str(EXAMPLES / "codex.jsonl"),
+                    str(EXAMPLES / "claude-code.jsonl")],
+    "prices": ["prices", "--json"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(JSON_DOCUMENTS))
+def test_every_json_document_starts_with_the_schema_version_the_docs_give(name):
+    r = run_main(*JSON_DOCUMENTS[name])
+    assert r.status in (0, 1), r.err
+    document = json.loads(r.out)
+    assert next(iter(document)) == "schema_version"
+    documented = re.search(r"`schema_version` is (\d+)", (ROOT / "docs" / "output.md")
+                           .read_text())
+    assert documented and document["schema_version"] == int(documented.group(1))
