@@ -11,9 +11,10 @@ INSTALL_DOC = """Add compact-dp's status line and hooks to Claude Code's setting
 
 TARGET is claude-code.  The statusLine shows after every assistant message whether /compact
 pays now; a UserPromptSubmit hook tells the model when it does; with --block-auto-compact a
-PreCompact hook blocks an automatic compaction that does not pay yet.  Every other setting
-is left untouched, the old file is kept as settings.json.compact-dp-backup, and a statusLine
-that is not compact-dp's is only replaced with --force.
+PreCompact hook blocks an automatic compaction that does not pay yet (installing again keeps
+it).  Every other setting is left untouched, the old file is kept as
+settings.json.compact-dp-backup, and a statusLine that is not compact-dp's is only replaced
+with --force.
 """
 UNINSTALL_DOC = """Remove what install claude-code added (the file before install comes back
 byte for byte when nothing else changed)."""

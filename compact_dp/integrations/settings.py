@@ -2,7 +2,8 @@
 Code's ``settings.json``, merged in one step.
 
 * Every other key is left as it was; a ``statusLine`` that is someone else's is not
-  replaced without ``--force``.
+  replaced without ``--force``.  compact-dp's entries already there stay, with their
+  options, and run the installing compact-dp.
 * The first install keeps the file as it was in ``settings.json.compact-dp-backup``, and
   uninstall keeps there what it replaces; every write goes to a temporary file renamed
   over the old one, with the old one's permissions.
@@ -57,15 +58,30 @@ def entries(prefix: str, block_auto_compact: bool) -> dict:
 HOOK_NAMES = ("user-prompt-submit", "pre-compact")
 
 
-def ours(command: object) -> bool:
-    """A command install wrote: compact-dp (or python -m compact_dp) running its status
-    line or one of its hooks — with any options the user added (``--color never``)."""
+def _subcommand(command: object) -> int | None:
+    """Where compact-dp's subcommand (``statusline``, ``hook NAME``) starts among the words
+    of a command install wrote — compact-dp or python -m compact_dp, with any options the
+    user added (``--color never``); None for any other command."""
     if not isinstance(command, str) or not ("compact-dp" in command or
                                             "compact_dp" in command):
-        return False
+        return None
     words = command.split()
-    return "statusline" in words[1:] or any(
-        a == "hook" and b in HOOK_NAMES for a, b in zip(words[1:], words[2:]))
+    for i in range(1, len(words)):
+        if words[i] == "statusline" or words[i] == "hook" and \
+                words[i + 1:i + 2] and words[i + 1] in HOOK_NAMES:
+            return i
+    return None
+
+
+def ours(command: object) -> bool:
+    return _subcommand(command) is not None
+
+
+def moved(command: str, prefix: str) -> str:
+    """compact-dp's command run by ``prefix`` instead: its subcommand and the options
+    after it kept."""
+    at = _subcommand(command)
+    return command if at is None else " ".join([prefix, *command.split()[at:]])
 
 
 def backup_of(path: str) -> str:
@@ -134,23 +150,31 @@ def dumps_like(data: dict, original: bytes) -> bytes:
 
 
 def installed(data: dict, prefix: str, block_auto_compact: bool, force: bool) -> dict:
-    """The settings with compact-dp's entries merged in."""
+    """The settings with compact-dp's entries merged in.  Every entry of compact-dp's
+    already there — wherever it is, a PreCompact hook an earlier --block-auto-compact
+    added included — stays, with its options, and now runs ``prefix``; the entries
+    missing are added."""
     out = json.loads(json.dumps(data))               # a deep copy
     add = entries(prefix, block_auto_compact)
     current = out.get("statusLine")
-    if current is not None and not ours(_get_command(current)) and current != add["statusLine"]:
-        if not force:
+    if ours(_get_command(current)):
+        current["command"] = moved(current["command"], prefix)
+    else:
+        if current is not None and current != add["statusLine"] and not force:
             raise UsageError("settings already have a statusLine that is not compact-dp's "
                              f"({_get_command(current)!r}); --force replaces it")
-    out["statusLine"] = add["statusLine"]
+        out["statusLine"] = add["statusLine"]
     hooks = out.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise UsageError("settings' \"hooks\" is not an object; not touching it")
     for event, groups in hooks.items():
         if not isinstance(groups, list):
             raise UsageError(f"settings' \"hooks\".\"{event}\" is not a list; not touching it")
+        for hook in _our_hooks(groups):
+            hook["command"] = moved(hook["command"], prefix)
     for event, groups in add["hooks"].items():
-        hooks[event] = _without_ours(hooks.get(event, [])) + groups
+        if not _our_hooks(hooks.get(event, [])):
+            hooks[event] = hooks.get(event, []) + groups
     return out
 
 
@@ -158,8 +182,7 @@ def is_installed(data: dict) -> bool:
     """Settings that hold any of compact-dp's entries."""
     hooks = data.get("hooks")
     return ours(_get_command(data.get("statusLine"))) or isinstance(hooks, dict) and any(
-        isinstance(groups, list) and _without_ours(groups) != groups
-        for groups in hooks.values())
+        isinstance(groups, list) and _our_hooks(groups) for groups in hooks.values())
 
 
 def uninstalled(data: dict) -> dict:
@@ -185,6 +208,12 @@ def uninstalled(data: dict) -> dict:
 
 def _get_command(entry: object) -> object:
     return entry.get("command") if isinstance(entry, dict) else None
+
+
+def _our_hooks(groups: list) -> list[dict]:
+    """compact-dp's hooks among an event's groups."""
+    return [h for g in groups if isinstance(g, dict) and isinstance(g.get("hooks"), list)
+            for h in g["hooks"] if ours(_get_command(h))]
 
 
 def _without_ours(groups: list) -> list:
