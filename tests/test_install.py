@@ -79,3 +79,100 @@ def test_installing_again_from_the_same_binary_changes_nothing(tmp_path):
     r = cli("install", f)
     assert r.status == 0 and "already installed" in r.out and f.read_bytes() == before
     assert "PreCompact" in json.loads(before)["hooks"]
+
+
+# --- the backup --------------------------------------------------------------------------------
+
+def test_an_uninstall_that_restores_the_file_leaves_no_copy_of_it(tmp_path):
+    """Once the settings are the file before install again, the backup holds nothing the
+    file does not: uninstall removes it rather than leave a copy of an API key behind."""
+    f = settings_file(tmp_path)
+    assert cli("install", f, "--block-auto-compact").status == 0
+    assert backup(f).read_text() == SECRET and mode(backup(f)) == 0o600
+    r = cli("uninstall", f)
+    assert r.status == 0 and "removed" in r.out and "backup" not in r.out
+    assert f.read_text() == SECRET and mode(f) == 0o600
+    assert not backup(f).exists()
+    assert sorted(os.listdir(tmp_path)) == ["settings.json"]
+
+
+def test_an_uninstall_of_a_file_install_created_leaves_nothing(tmp_path):
+    f = tmp_path / "settings.json"
+    for _ in range(2):
+        assert cli("install", f).status == 0 and mode(f) == 0o600
+        assert cli("uninstall", f).status == 0
+        assert os.listdir(tmp_path) == []
+
+
+def test_an_uninstall_after_other_edits_keeps_what_it_replaced_privately_and_says_where(
+        tmp_path):
+    f = settings_file(tmp_path, permissions=0o644)
+    assert cli("install", f).status == 0
+    edited = json.loads(f.read_text())
+    edited["model"] = "haiku"                                       # the user edits
+    f.write_text(json.dumps(edited, indent=2) + "\n")
+    replaced = f.read_bytes()
+    r = cli("uninstall", f)
+    assert r.status == 0 and f"the file it replaced is kept as {backup(f)}" in r.out
+    assert json.loads(f.read_text()) == {**json.loads(SECRET), "model": "haiku"}
+    assert mode(f) == 0o644
+    assert backup(f).read_bytes() == replaced and mode(backup(f)) == 0o600
+
+
+@pytest.mark.parametrize("permissions", [0o644, 0o640, 0o600])
+def test_a_backup_is_never_more_readable_than_the_settings_nor_by_anyone_else(
+        permissions, tmp_path):
+    f = settings_file(tmp_path, permissions=permissions)
+    assert cli("install", f).status == 0
+    assert mode(backup(f)) == 0o600 and mode(f) == permissions
+    assert backup(f).read_text() == SECRET
+
+
+def test_a_backup_left_readable_is_made_private_by_the_next_install(tmp_path):
+    """A backup an older compact-dp wrote with the settings' 644 stays no more readable
+    than the settings once they are 600."""
+    f = settings_file(tmp_path, permissions=0o644)
+    cc_settings.install(str(f), prefix=OLD)
+    backup(f).chmod(0o644)
+    f.chmod(0o600)
+    assert cli("install", f).status == 0
+    assert mode(backup(f)) == 0o600 and backup(f).read_text() == SECRET
+
+
+def test_a_symlinked_settings_file_keeps_its_backup_beside_the_link(tmp_path):
+    """A dotfile manager's link: the target changes, the link stays, and the backup (the
+    user's settings, keys included) goes in the settings folder, never into the dotfiles
+    repository the link points into."""
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    target = settings_file(dotfiles)
+    folder = tmp_path / "claude"
+    folder.mkdir()
+    link = folder / "settings.json"
+    link.symlink_to(target)
+    r = cli("install", link)
+    assert r.status == 0 and f"backup: {backup(link)}" in r.out
+    assert link.is_symlink() and "statusLine" in json.loads(target.read_text())
+    assert backup(link).read_text() == SECRET and mode(backup(link)) == 0o600
+    assert os.listdir(dotfiles) == ["settings.json"]
+    assert cli("uninstall", link).status == 0
+    assert link.is_symlink() and target.read_text() == SECRET and mode(target) == 0o600
+    assert os.listdir(dotfiles) == ["settings.json"] and os.listdir(folder) == [
+        "settings.json"]
+
+
+def test_no_copy_of_the_settings_is_ever_on_disk_more_readable_than_its_mode(
+        tmp_path, monkeypatch):
+    """A write goes through a temporary file, which holds the keys too: it has the final
+    mode from its creation on, not the umask's 644 until it is narrowed."""
+    seen: list[int] = []
+    fsync = os.fsync
+
+    def watched(fd: int) -> None:
+        seen.append(os.fstat(fd).st_mode & 0o777)
+        fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", watched)
+    f = settings_file(tmp_path, permissions=0o600)
+    assert cli("install", f).status == 0
+    assert seen == [0o600, 0o600]                        # the backup, then the settings

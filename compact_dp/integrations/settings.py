@@ -4,11 +4,12 @@ Code's ``settings.json``, merged in one step.
 * Every other key is left as it was; a ``statusLine`` that is someone else's is not
   replaced without ``--force``.  compact-dp's entries already there stay, with their
   options, and run the installing compact-dp.
-* The first install keeps the file as it was in ``settings.json.compact-dp-backup``, and
-  uninstall keeps there what it replaces; every write goes to a temporary file renamed
-  over the old one, with the old one's permissions.
+* The first install keeps the file as it was in ``settings.json.compact-dp-backup``
+  (beside the path given, readable by its owner only); every write goes to a temporary
+  file renamed over the old one, with the old one's permissions.
 * ``uninstall`` removes exactly what ``install`` added.  When the file is still what
-  install made of the backup, it is the backup again, byte for byte.  A backup that holds
+  install made of the backup, it is the backup again, byte for byte, and the backup goes;
+  after other edits the file it replaces is kept as the backup.  A backup that holds
   compact-dp's own entries (what an uninstall kept, or what an older version wrote) is
   never taken for the original.
 * ``--dry-run`` prints the change as a diff and writes nothing.
@@ -85,8 +86,10 @@ def moved(command: str, prefix: str) -> str:
 
 
 def backup_of(path: str) -> str:
-    """Where the backup of a settings file goes: beside the real file (through links)."""
-    return os.path.realpath(path) + BACKUP_SUFFIX
+    """Where the backup of a settings file goes: beside the path as given, in the settings
+    folder — for a symlinked settings.json not beside its target, inside the dotfiles
+    repository the link points into."""
+    return os.path.abspath(path) + BACKUP_SUFFIX
 
 
 class Settings:
@@ -97,6 +100,7 @@ class Settings:
         self.backup = backup_of(path)
         self.exists = os.path.exists(self.path)
         self.mode = os.stat(self.path).st_mode & 0o7777 if self.exists else 0o600
+        self.backup_mode = self.mode & 0o600     # never more readable, nor by anyone else
         self.raw, self.data = read_settings(self.path)
 
 
@@ -120,14 +124,26 @@ def read_settings(path: str) -> tuple[bytes, dict]:
 
 
 def _write(file: Settings, content: bytes, target: str) -> None:
-    """Write the settings or their backup atomically, with the settings' own permissions
-    (they may hold API keys); a failure is one line, and leaves the old file."""
+    """Write the settings (with their own permissions) or their backup (readable by no
+    one the settings are not, and by no one but their owner: they may hold API keys)
+    atomically; a failure is one line, and leaves the old file."""
     try:
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        write_atomic(target, content, mode=file.mode)
+        write_atomic(target, content,
+                     mode=file.backup_mode if target == file.backup else file.mode)
     except OSError as e:
         raise UsageError(f"cannot write {target}: {e.strerror or e}; {file.path} is "
                          "unchanged") from None
+
+
+def _private_backup(file: Settings) -> None:
+    """A backup kept from before (an older version wrote it as readable as the settings
+    were) is made no more readable than the settings are now."""
+    try:
+        if os.stat(file.backup).st_mode & 0o777 & ~file.backup_mode:
+            os.chmod(file.backup, file.backup_mode)
+    except OSError:
+        pass
 
 
 def _writable(file: Settings) -> None:
@@ -255,6 +271,8 @@ def install(path: str, dry_run: bool = False, force: bool = False,
         _writable(file)
         if file.exists and not is_installed(file.data):
             _write(file, file.raw, file.backup)
+        else:
+            _private_backup(file)
         _write(file, new, file.path)
     return change
 
@@ -294,15 +312,28 @@ def uninstall(path: str, dry_run: bool = False) -> str:
     change = diff(path, file.raw, new or b"")
     if change and not dry_run:
         _writable(file)
-        _write(file, file.raw, file.backup)      # what is replaced is kept
+        # the file as it was before install (or no file, when install made it and nothing
+        # else is in it) needs no backup: the one there would be a stray copy of the
+        # settings; after other edits, what is replaced is kept
+        restored = new is None or new == original
+        if not restored:
+            _write(file, file.raw, file.backup)
         if new is None:
-            try:
-                os.unlink(file.path)
-            except OSError as e:
-                raise UsageError(f"cannot remove {file.path}: {e.strerror or e}") from None
+            _remove(file.path)
         else:
             _write(file, new, file.path)
+        if restored:
+            _remove(file.backup)
     return change
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        raise UsageError(f"cannot remove {path}: {e.strerror or e}") from None
 
 
 def _same_apart_from_replaced(result: dict, before: dict) -> bool:
