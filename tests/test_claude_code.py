@@ -396,6 +396,7 @@ def test_dry_run_shows_the_diff_and_writes_nothing(tmp_path):
 
 def test_install_into_no_settings_file_and_back(tmp_path):
     f = tmp_path / ".claude" / "settings.json"
+    f.parent.mkdir()
     assert run_main("install", "claude-code", "--settings", str(f)).status == 0
     assert "statusLine" in json.loads(f.read_text())
     assert run_main("uninstall", "claude-code", "--settings", str(f)).status == 0
@@ -645,6 +646,7 @@ def test_the_install_message_names_the_backup_that_exists(tmp_path):
     r = run_main("install", "claude-code", "--settings", str(link))
     assert f"backup: {link}.compact-dp-backup" in r.out
     new = tmp_path / "new" / "settings.json"
+    new.parent.mkdir()
     r = run_main("install", "claude-code", "--settings", str(new))
     assert r.status == 0 and "backup" not in r.out
 

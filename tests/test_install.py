@@ -161,6 +161,38 @@ def test_a_symlinked_settings_file_keeps_its_backup_beside_the_link(tmp_path):
         "settings.json"]
 
 
+# --- the folder ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dry_run", [[], ["--dry-run"]])
+def test_settings_in_a_folder_that_does_not_exist_are_refused(dry_run, tmp_path):
+    f = tmp_path / "no" / "such" / "dir" / "settings.json"
+    r = cli("install", f, *dry_run)
+    assert r.status == 2 and r.out == "" and r.err.count("\n") == 1
+    assert r.err.startswith("compact-dp: ") and str(f.parent) in r.err
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_link_into_a_folder_that_does_not_exist_is_refused(tmp_path):
+    link = tmp_path / "settings.json"
+    link.symlink_to(tmp_path / "gone" / "settings.json")
+    r = cli("install", link)
+    assert r.status == 2 and str(tmp_path / "gone") in r.err and r.err.count("\n") == 1
+    assert sorted(os.listdir(tmp_path)) == ["settings.json"] and link.is_symlink()
+
+
+def test_only_the_default_folder_is_created_and_only_for_its_owner(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    r = run_main("install", "claude-code", "--dry-run")
+    assert r.status == 0 and "statusLine" in r.out and os.listdir(home) == []
+    r = run_main("install", "claude-code")
+    claude = home / ".claude"
+    assert r.status == 0 and mode(claude) == 0o700 and os.listdir(claude) == ["settings.json"]
+    assert mode(claude / "settings.json") == 0o600
+    assert "statusLine" in json.loads((claude / "settings.json").read_bytes())
+
+
 def test_no_copy_of_the_settings_is_ever_on_disk_more_readable_than_its_mode(
         tmp_path, monkeypatch):
     """A write goes through a temporary file, which holds the keys too: it has the final

@@ -12,6 +12,7 @@ Code's ``settings.json``, merged in one step.
   after other edits the file it replaces is kept as the backup.  A backup that holds
   compact-dp's own entries (what an uninstall kept, or what an older version wrote) is
   never taken for the original.
+* Folders are not made up: only ~/.claude, for the default path.
 * ``--dry-run`` prints the change as a diff and writes nothing.
 """
 
@@ -103,6 +104,24 @@ class Settings:
         self.backup_mode = self.mode & 0o600     # never more readable, nor by anyone else
         self.raw, self.data = read_settings(self.path)
 
+    def folders(self, given: str, dry_run: bool) -> None:
+        """The settings go in folders that exist: a mistyped --settings must not grow a
+        tree of them.  Only ~/.claude, for the default path, is made (Claude Code makes it
+        on its first run, which may come after install), for its owner only."""
+        default = os.path.abspath(given) == default_settings()
+        for folder in dict.fromkeys([os.path.dirname(os.path.abspath(given)),
+                                     os.path.dirname(self.path)]):
+            if os.path.isdir(folder):
+                continue
+            if not (default and folder == os.path.dirname(default_settings())):
+                raise UsageError(f"{folder} does not exist; not creating it (only "
+                                 "~/.claude is made, for the default settings)")
+            if not dry_run:
+                try:
+                    os.mkdir(folder, 0o700)
+                except OSError as e:
+                    raise UsageError(f"cannot create {folder}: {e.strerror or e}") from None
+
 
 def read_settings(path: str) -> tuple[bytes, dict]:
     try:
@@ -128,7 +147,6 @@ def _write(file: Settings, content: bytes, target: str) -> None:
     one the settings are not, and by no one but their owner: they may hold API keys)
     atomically; a failure is one line, and leaves the old file."""
     try:
-        os.makedirs(os.path.dirname(target), exist_ok=True)
         write_atomic(target, content,
                      mode=file.backup_mode if target == file.backup else file.mode)
     except OSError as e:
@@ -267,6 +285,7 @@ def install(path: str, dry_run: bool = False, force: bool = False,
     new = dumps_like(installed(file.data, prefix or command_prefix(), block_auto_compact,
                                force), file.raw)
     change = diff(path, file.raw, new)
+    file.folders(path, dry_run or not change)
     if change and not dry_run:
         _writable(file)
         if file.exists and not is_installed(file.data):
