@@ -208,3 +208,13 @@ def test_no_copy_of_the_settings_is_ever_on_disk_more_readable_than_its_mode(
     f = settings_file(tmp_path, permissions=0o600)
     assert cli("install", f).status == 0
     assert seen == [0o600, 0o600]                        # the backup, then the settings
+
+
+def test_the_default_folder_is_made_even_through_a_linked_home(tmp_path, monkeypatch):
+    (tmp_path / "real-home").mkdir()
+    (tmp_path / "home").symlink_to(tmp_path / "real-home")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for dry_run in (["--dry-run"], []):
+        r = run_main("install", "claude-code", *dry_run)
+        assert r.status == 0 and r.err == ""
+    assert mode(tmp_path / "real-home" / ".claude" / "settings.json") == 0o600

@@ -108,12 +108,14 @@ class Settings:
         """The settings go in folders that exist: a mistyped --settings must not grow a
         tree of them.  Only ~/.claude, for the default path, is made (Claude Code makes it
         on its first run, which may come after install), for its owner only."""
-        default = os.path.abspath(given) == default_settings()
+        claude = os.path.dirname(default_settings())
+        may_make = {claude, os.path.realpath(claude)} \
+            if os.path.abspath(given) == default_settings() else set()
         for folder in dict.fromkeys([os.path.dirname(os.path.abspath(given)),
                                      os.path.dirname(self.path)]):
             if os.path.isdir(folder):
                 continue
-            if not (default and folder == os.path.dirname(default_settings())):
+            if folder not in may_make:
                 raise UsageError(f"{folder} does not exist; not creating it (only "
                                  "~/.claude is made, for the default settings)")
             if not dry_run:
