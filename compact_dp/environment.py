@@ -100,14 +100,18 @@ class Env:
                 out.write(text)
             except UnicodeEncodeError:
                 # awk's bytes (an ORS of \377 arrives surrogate-escaped) go out as bytes;
-                # elsewhere keep the text readable on a non-UTF-8 stdout
+                # a symbol a non-UTF-8 stdout lacks (--explain's ①) becomes '?'
                 enc = getattr(out, "encoding", None) or "ascii"
                 buffer = getattr(out, "buffer", None)
+                try:
+                    raw = text.encode(enc, "surrogateescape")
+                except UnicodeEncodeError:
+                    raw = text.encode(enc, "replace")
                 if buffer is not None:
                     out.flush()
-                    buffer.write(text.encode(enc, "surrogateescape"))
+                    buffer.write(raw)
                 else:
-                    out.write(text.encode(enc, "replace").decode(enc))
+                    out.write(raw.decode(enc, "replace"))
             out.flush()
         except BrokenPipeError:
             # Point stdout at /dev/null so the interpreter's final flush cannot fail again.

@@ -11,14 +11,16 @@ import os
 import shutil
 
 
-def write_atomic(path: str, data: str | bytes, backup: str | None = None,
-                 mode: int | None = None) -> None:
-    """Replace ``path`` by ``data`` atomically; first copy the old file to ``backup``."""
+def write_atomic(path: str, data: str | bytes, mode: int | None = None) -> None:
+    """Replace ``path`` by ``data`` atomically, with ``mode`` (else the old file's, else
+    the umask's).  The temporary file has that mode from its creation on: it may hold the
+    API keys of a settings file that only its owner can read."""
     directory = os.path.dirname(os.path.abspath(path))
     tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.tmp")
     raw = data.encode() if isinstance(data, str) else data
     try:
-        with open(tmp, "wb") as f:
+        with open(tmp, "wb", opener=lambda name, flags: os.open(
+                name, flags, 0o666 if mode is None else mode & 0o777)) as f:
             f.write(raw)
             f.flush()
             os.fsync(f.fileno())
@@ -26,8 +28,6 @@ def write_atomic(path: str, data: str | bytes, backup: str | None = None,
             os.chmod(tmp, mode)
         elif os.path.exists(path):
             shutil.copymode(path, tmp)
-        if backup is not None and os.path.exists(path):
-            shutil.copy2(path, backup)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

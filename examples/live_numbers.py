@@ -151,7 +151,7 @@ def console_blocks(text: str, bin_dir: str) -> str:
         for line in m.group(1).splitlines():
             if line.startswith("$ compact-dp"):
                 out.append(line)
-                out += [x.rstrip() for x in run_console(line[2:], bin_dir).splitlines()]
+                out += run_console(line[2:], bin_dir).splitlines()
         return "```console\n" + "\n".join(out) + "\n```"
     return CONSOLE.sub(block, text)
 

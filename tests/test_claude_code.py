@@ -396,6 +396,7 @@ def test_dry_run_shows_the_diff_and_writes_nothing(tmp_path):
 
 def test_install_into_no_settings_file_and_back(tmp_path):
     f = tmp_path / ".claude" / "settings.json"
+    f.parent.mkdir()
     assert run_main("install", "claude-code", "--settings", str(f)).status == 0
     assert "statusLine" in json.loads(f.read_text())
     assert run_main("uninstall", "claude-code", "--settings", str(f)).status == 0
@@ -465,7 +466,8 @@ def test_installing_twice_then_uninstalling_gives_the_first_file_back(original, 
 
 def test_settings_keep_their_permissions_and_their_symlink(tmp_path):
     """A settings file may hold API keys: its backup is as private as it is.  A symlinked
-    settings.json (dotfile managers) stays a link; its target is what changes."""
+    settings.json (dotfile managers) stays a link; its target is what changes, and the
+    backup stays beside the link."""
     target = tmp_path / "dotfiles" / "settings.json"
     target.parent.mkdir()
     target.write_text('{"env": {"ANTHROPIC_API_KEY": "sk-secret"}}\n')
@@ -474,7 +476,7 @@ def test_settings_keep_their_permissions_and_their_symlink(tmp_path):
     link.symlink_to(target)
     cc_settings.install(str(link), prefix="/opt/compact-dp")
     assert link.is_symlink() and "statusLine" in json.loads(target.read_text())
-    backup = target.parent / "settings.json.compact-dp-backup"
+    backup = tmp_path / "settings.json.compact-dp-backup"
     assert backup.stat().st_mode & 0o777 == 0o600
     assert target.stat().st_mode & 0o777 == 0o600
     cc_settings.uninstall(str(link))
@@ -642,8 +644,9 @@ def test_the_install_message_names_the_backup_that_exists(tmp_path):
     link = tmp_path / "settings.json"
     link.symlink_to(real)
     r = run_main("install", "claude-code", "--settings", str(link))
-    assert f"backup: {real}.compact-dp-backup" in r.out
+    assert f"backup: {link}.compact-dp-backup" in r.out
     new = tmp_path / "new" / "settings.json"
+    new.parent.mkdir()
     r = run_main("install", "claude-code", "--settings", str(new))
     assert r.status == 0 and "backup" not in r.out
 

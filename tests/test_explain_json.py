@@ -42,7 +42,8 @@ def test_json_numbers_equal_the_plain_transcription(case):
     assert out["lines"] == len(lines)
     assert out["total_tokens"] == sum(reference.size(x) for x in lines)
     if not lines:
-        assert set(out) == {"model", "lines", "total_tokens", "keep", "decision", "reason"}
+        assert set(out) == {"schema_version", "model", "lines", "total_tokens", "keep",
+                            "decision", "reason"}
         return
     assert out["best_k"] == best_k and finite(out["best_benefit"]) == best
     assert out["min_keep"] == facts["min_keep"]
@@ -58,8 +59,8 @@ def test_json_empty_file_and_turn_keep_fields():
     r = run_main("--json", str(INPUTS / "empty.jsonl"))
     obj = json.loads(r.out)
     assert obj.pop("session")["messages"] == 0
-    assert obj == {"model": "v3.0.7", "lines": 0, "total_tokens": 0, "keep": 0,
-                   "decision": "skip", "reason": "skip: the conversation is empty."}
+    assert obj == {"schema_version": 1, "model": "v3.0.7", "lines": 0, "total_tokens": 0,
+                   "keep": 0, "decision": "skip", "reason": "skip: the conversation is empty."}
     obj = json.loads(run_main("--json", "--model", "turn-keep",
                               str(INPUTS / "syn_40.jsonl")).out)
     assert obj["keep"] == 6 and obj["decision"] == "compact"

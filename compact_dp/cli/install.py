@@ -11,12 +11,13 @@ INSTALL_DOC = """Add compact-dp's status line and hooks to Claude Code's setting
 
 TARGET is claude-code.  The statusLine shows after every assistant message whether /compact
 pays now; a UserPromptSubmit hook tells the model when it does; with --block-auto-compact a
-PreCompact hook blocks an automatic compaction that does not pay yet.  Every other setting
-is left untouched, the old file is kept as settings.json.compact-dp-backup, and a statusLine
-that is not compact-dp's is only replaced with --force.
+PreCompact hook blocks an automatic compaction that does not pay yet (installing again keeps
+it).  Every other setting is left untouched, the old file is kept as
+settings.json.compact-dp-backup (mode 600), and a statusLine that is not compact-dp's is
+only replaced with --force.
 """
 UNINSTALL_DOC = """Remove what install claude-code added (the file before install comes back
-byte for byte when nothing else changed)."""
+byte for byte when nothing else changed, and its backup goes)."""
 COMMON = [Option("--settings", "settings", "the settings file (default "
                  "~/.claude/settings.json)", metavar="PATH"),
           Option("--dry-run", "dry_run", "show the change as a diff; write nothing",
@@ -33,21 +34,26 @@ def _target(files: list[str] | None) -> None:
         raise UsageError("the only target is claude-code (compact-dp install claude-code)")
 
 
+def _backup_note(path: str, words: str) -> str:
+    """The end of the message: where the backup is, when there is one."""
+    import os
+
+    from ..integrations.settings import backup_of
+    kept = backup_of(path)
+    return f" ({words.format(kept)})\n" if os.path.exists(kept) else "\n"
+
+
 def build_install(env: Env):
     def install(files: list[str] | None, settings: str | None, dry_run: bool, force: bool,
                 block_auto_compact: bool) -> int:
-        from ..integrations.settings import backup_of, default_settings, install as do_install
+        from ..integrations.settings import default_settings, install as do_install
         _target(files)
         path = settings or default_settings()
         change = do_install(path, dry_run, force, block_auto_compact)
-        if dry_run:
+        if dry_run or not change:
             return env.write(change or f"{path}: already installed, nothing to change\n")
-        if not change:
-            return env.write(f"{path}: already installed, nothing to change\n")
-        import os
-        kept = backup_of(path)
-        return env.write(f"{path}: status line and hooks installed" +
-                         (f" (backup: {kept})\n" if os.path.exists(kept) else "\n"))
+        return env.write(f"{path}: status line and hooks installed"
+                         + _backup_note(path, "backup: {}"))
     return command("install", install, INSTALL_OPTIONS, "claude-code", INSTALL_DOC,
                    "TARGET")
 
@@ -58,8 +64,8 @@ def build_uninstall(env: Env):
         _target(files)
         path = settings or default_settings()
         change = do_uninstall(path, dry_run)
-        if dry_run:
+        if dry_run or not change:
             return env.write(change or f"{path}: nothing of compact-dp's to remove\n")
-        return env.write(f"{path}: " + ("compact-dp's status line and hooks removed\n"
-                                        if change else "nothing of compact-dp's to remove\n"))
+        return env.write(f"{path}: compact-dp's status line and hooks removed"
+                         + _backup_note(path, "the file it replaced is kept as {}"))
     return command("uninstall", uninstall, COMMON, "claude-code", UNINSTALL_DOC, "TARGET")

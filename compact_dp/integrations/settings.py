@@ -2,14 +2,17 @@
 Code's ``settings.json``, merged in one step.
 
 * Every other key is left as it was; a ``statusLine`` that is someone else's is not
-  replaced without ``--force``.
-* The first install keeps the file as it was in ``settings.json.compact-dp-backup``, and
-  uninstall keeps there what it replaces; every write goes to a temporary file renamed
-  over the old one, with the old one's permissions.
+  replaced without ``--force``.  compact-dp's entries already there stay, with their
+  options, and run the installing compact-dp.
+* The first install keeps the file as it was in ``settings.json.compact-dp-backup``
+  (beside the path given, readable by its owner only); every write goes to a temporary
+  file renamed over the old one, with the old one's permissions.
 * ``uninstall`` removes exactly what ``install`` added.  When the file is still what
-  install made of the backup, it is the backup again, byte for byte.  A backup that holds
+  install made of the backup, it is the backup again, byte for byte, and the backup goes;
+  after other edits the file it replaces is kept as the backup.  A backup that holds
   compact-dp's own entries (what an uninstall kept, or what an older version wrote) is
   never taken for the original.
+* Folders are not made up: only ~/.claude, for the default path.
 * ``--dry-run`` prints the change as a diff and writes nothing.
 """
 
@@ -57,20 +60,37 @@ def entries(prefix: str, block_auto_compact: bool) -> dict:
 HOOK_NAMES = ("user-prompt-submit", "pre-compact")
 
 
-def ours(command: object) -> bool:
-    """A command install wrote: compact-dp (or python -m compact_dp) running its status
-    line or one of its hooks — with any options the user added (``--color never``)."""
+def _subcommand(command: object) -> int | None:
+    """Where compact-dp's subcommand (``statusline``, ``hook NAME``) starts among the words
+    of a command install wrote — compact-dp or python -m compact_dp, with any options the
+    user added (``--color never``); None for any other command."""
     if not isinstance(command, str) or not ("compact-dp" in command or
                                             "compact_dp" in command):
-        return False
+        return None
     words = command.split()
-    return "statusline" in words[1:] or any(
-        a == "hook" and b in HOOK_NAMES for a, b in zip(words[1:], words[2:]))
+    for i in range(1, len(words)):
+        if words[i] == "statusline" or words[i] == "hook" and \
+                words[i + 1:i + 2] and words[i + 1] in HOOK_NAMES:
+            return i
+    return None
+
+
+def ours(command: object) -> bool:
+    return _subcommand(command) is not None
+
+
+def moved(command: str, prefix: str) -> str:
+    """compact-dp's command run by ``prefix`` instead: its subcommand and the options
+    after it kept."""
+    at = _subcommand(command)
+    return command if at is None else " ".join([prefix, *command.split()[at:]])
 
 
 def backup_of(path: str) -> str:
-    """Where the backup of a settings file goes: beside the real file (through links)."""
-    return os.path.realpath(path) + BACKUP_SUFFIX
+    """Where the backup of a settings file goes: beside the path as given, in the settings
+    folder — for a symlinked settings.json not beside its target, inside the dotfiles
+    repository the link points into."""
+    return os.path.abspath(path) + BACKUP_SUFFIX
 
 
 class Settings:
@@ -81,7 +101,28 @@ class Settings:
         self.backup = backup_of(path)
         self.exists = os.path.exists(self.path)
         self.mode = os.stat(self.path).st_mode & 0o7777 if self.exists else 0o600
+        self.backup_mode = self.mode & 0o600     # never more readable, nor by anyone else
         self.raw, self.data = read_settings(self.path)
+
+    def folders(self, given: str, dry_run: bool) -> None:
+        """The settings go in folders that exist: a mistyped --settings must not grow a
+        tree of them.  Only ~/.claude, for the default path, is made (Claude Code makes it
+        on its first run, which may come after install), for its owner only."""
+        claude = os.path.dirname(default_settings())
+        may_make = {claude, os.path.realpath(claude)} \
+            if os.path.abspath(given) == default_settings() else set()
+        for folder in dict.fromkeys([os.path.dirname(os.path.abspath(given)),
+                                     os.path.dirname(self.path)]):
+            if os.path.isdir(folder):
+                continue
+            if folder not in may_make:
+                raise UsageError(f"{folder} does not exist; not creating it (only "
+                                 "~/.claude is made, for the default settings)")
+            if not dry_run:
+                try:
+                    os.mkdir(folder, 0o700)
+                except OSError as e:
+                    raise UsageError(f"cannot create {folder}: {e.strerror or e}") from None
 
 
 def read_settings(path: str) -> tuple[bytes, dict]:
@@ -104,14 +145,25 @@ def read_settings(path: str) -> tuple[bytes, dict]:
 
 
 def _write(file: Settings, content: bytes, target: str) -> None:
-    """Write the settings or their backup atomically, with the settings' own permissions
-    (they may hold API keys); a failure is one line, and leaves the old file."""
+    """Write the settings (with their own permissions) or their backup (readable by no
+    one the settings are not, and by no one but their owner: they may hold API keys)
+    atomically; a failure is one line, and leaves the old file."""
     try:
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        write_atomic(target, content, mode=file.mode)
+        write_atomic(target, content,
+                     mode=file.backup_mode if target == file.backup else file.mode)
     except OSError as e:
         raise UsageError(f"cannot write {target}: {e.strerror or e}; {file.path} is "
                          "unchanged") from None
+
+
+def _private_backup(file: Settings) -> None:
+    """A backup kept from before (an older version wrote it as readable as the settings
+    were) is made no more readable than the settings are now."""
+    try:
+        if os.stat(file.backup).st_mode & 0o777 & ~file.backup_mode:
+            os.chmod(file.backup, file.backup_mode)
+    except OSError:
+        pass
 
 
 def _writable(file: Settings) -> None:
@@ -134,23 +186,31 @@ def dumps_like(data: dict, original: bytes) -> bytes:
 
 
 def installed(data: dict, prefix: str, block_auto_compact: bool, force: bool) -> dict:
-    """The settings with compact-dp's entries merged in."""
+    """The settings with compact-dp's entries merged in.  Every entry of compact-dp's
+    already there — wherever it is, a PreCompact hook an earlier --block-auto-compact
+    added included — stays, with its options, and now runs ``prefix``; the entries
+    missing are added."""
     out = json.loads(json.dumps(data))               # a deep copy
     add = entries(prefix, block_auto_compact)
     current = out.get("statusLine")
-    if current is not None and not ours(_get_command(current)) and current != add["statusLine"]:
-        if not force:
+    if ours(_get_command(current)):
+        current["command"] = moved(current["command"], prefix)
+    else:
+        if current is not None and current != add["statusLine"] and not force:
             raise UsageError("settings already have a statusLine that is not compact-dp's "
                              f"({_get_command(current)!r}); --force replaces it")
-    out["statusLine"] = add["statusLine"]
+        out["statusLine"] = add["statusLine"]
     hooks = out.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise UsageError("settings' \"hooks\" is not an object; not touching it")
     for event, groups in hooks.items():
         if not isinstance(groups, list):
             raise UsageError(f"settings' \"hooks\".\"{event}\" is not a list; not touching it")
+        for hook in _our_hooks(groups):
+            hook["command"] = moved(hook["command"], prefix)
     for event, groups in add["hooks"].items():
-        hooks[event] = _without_ours(hooks.get(event, [])) + groups
+        if not _our_hooks(hooks.get(event, [])):
+            hooks[event] = hooks.get(event, []) + groups
     return out
 
 
@@ -158,8 +218,7 @@ def is_installed(data: dict) -> bool:
     """Settings that hold any of compact-dp's entries."""
     hooks = data.get("hooks")
     return ours(_get_command(data.get("statusLine"))) or isinstance(hooks, dict) and any(
-        isinstance(groups, list) and _without_ours(groups) != groups
-        for groups in hooks.values())
+        isinstance(groups, list) and _our_hooks(groups) for groups in hooks.values())
 
 
 def uninstalled(data: dict) -> dict:
@@ -185,6 +244,12 @@ def uninstalled(data: dict) -> dict:
 
 def _get_command(entry: object) -> object:
     return entry.get("command") if isinstance(entry, dict) else None
+
+
+def _our_hooks(groups: list) -> list[dict]:
+    """compact-dp's hooks among an event's groups."""
+    return [h for g in groups if isinstance(g, dict) and isinstance(g.get("hooks"), list)
+            for h in g["hooks"] if ours(_get_command(h))]
 
 
 def _without_ours(groups: list) -> list:
@@ -222,10 +287,13 @@ def install(path: str, dry_run: bool = False, force: bool = False,
     new = dumps_like(installed(file.data, prefix or command_prefix(), block_auto_compact,
                                force), file.raw)
     change = diff(path, file.raw, new)
+    file.folders(path, dry_run or not change)
     if change and not dry_run:
         _writable(file)
         if file.exists and not is_installed(file.data):
             _write(file, file.raw, file.backup)
+        else:
+            _private_backup(file)
         _write(file, new, file.path)
     return change
 
@@ -265,15 +333,28 @@ def uninstall(path: str, dry_run: bool = False) -> str:
     change = diff(path, file.raw, new or b"")
     if change and not dry_run:
         _writable(file)
-        _write(file, file.raw, file.backup)      # what is replaced is kept
+        # the file as it was before install (or no file, when install made it and nothing
+        # else is in it) needs no backup: the one there would be a stray copy of the
+        # settings; after other edits, what is replaced is kept
+        restored = new is None or new == original
+        if not restored:
+            _write(file, file.raw, file.backup)
         if new is None:
-            try:
-                os.unlink(file.path)
-            except OSError as e:
-                raise UsageError(f"cannot remove {file.path}: {e.strerror or e}") from None
+            _remove(file.path)
         else:
             _write(file, new, file.path)
+        if restored:
+            _remove(file.backup)
     return change
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        raise UsageError(f"cannot remove {path}: {e.strerror or e}") from None
 
 
 def _same_apart_from_replaced(result: dict, before: dict) -> bool:

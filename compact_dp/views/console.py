@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 from ..environment import Env
 
@@ -22,10 +23,18 @@ def buffered_console(env: Env, width: int | None = None, styled: bool | None = N
                    color_system="auto" if styled else None)
 
 
+# the spaces (and colour codes among them) at the end of a line
+LINE_END = re.compile(r"(?:[ \t]|\x1b\[[0-9;]*m)+$", re.M)
+CODE = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def text_of(console: Console) -> str:
+    """What the console printed, with no line ending in a space: rich pads every cell and
+    every justified line to its width, which piped output must not carry (docs/output.md).
+    A colour code among those spaces stays, so a terminal's styles still end."""
     buffer = console.file
     assert isinstance(buffer, io.StringIO)
-    return buffer.getvalue()
+    return LINE_END.sub(lambda m: "".join(CODE.findall(m.group())), buffer.getvalue())
 
 
 def fitting_columns(cells: list[list[str]], headers: list[str], priority: list[int],

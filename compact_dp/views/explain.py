@@ -18,6 +18,8 @@ from ..sessions.model import Session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from rich.text import Text
+
     from ..library import CacheClock, Question
 from .console import buffered_console, fitted_table, text_of
 from .words import duration, lines as counted, money, reason
@@ -25,6 +27,8 @@ from .words import duration, lines as counted, money, reason
 ALL_ROWS_UP_TO = 40     # candidates shown in full up to this many
 AROUND_BEST = 3         # rows either side of the best k in a long table
 BEST, CUT = "*", "+"    # row markers: the best k, and where the cut lands after alignment
+MIN_WHERE = 24          # the narrowest "where from" column beside the values
+INDENT = 2              # a "where from" under its name, when it does not fit beside
 # (header, Terms attribute or None for k, priority: lower is kept longer when narrow)
 COLUMNS = (("k", None, 0), ("K", "K", 2), ("H", "H", 7), ("①", "savings", 3),
            ("②", "cache_miss", 4), ("③", "compact_cost", 5), ("④", "info_loss", 8),
@@ -137,6 +141,37 @@ def session_lines(session: Session, question: Question | None
     return lines
 
 
+def fact_lines(facts: list[tuple[str, str, str]], width: int) -> list[Text]:
+    """(name, value, where from) as three columns, the value right-aligned and the where
+    folded between words.  When the room left beside the values is narrower than
+    MIN_WHERE or than the longest word, each where goes under its name, indented: a
+    long value ("cold since 334 days") must not squeeze the words into a sliver.  A word
+    is never broken (one longer than the whole line runs past it)."""
+    import textwrap
+
+    from rich.text import Text
+
+    if not facts:
+        return []
+    name_w = max(len(name) for name, _, _ in facts)
+    value_w = max(len(value) for _, value, _ in facts)
+    left = name_w + 2 + value_w + 2
+    longest = max((len(w) for _, _, where in facts for w in where.split()), default=0)
+    beside = width - left >= max(MIN_WHERE, longest)
+    indent = left if beside else INDENT
+    out = []
+    for name, value, where in facts:
+        head = Text.assemble((name.ljust(name_w), "bold cyan"), "  ", value.rjust(value_w))
+        folded = textwrap.wrap(where, width - indent, break_long_words=False,
+                               break_on_hyphens=False)
+        if beside and folded:
+            head.append("  ")
+            head.append(folded.pop(0), style="dim")
+        out.append(head)
+        out += [Text(" " * indent) + Text(w, style="dim") for w in folded]
+    return out
+
+
 def cache_words(cache: CacheClock) -> str:
     """"warm, 3 min left", "cold since 4.2 h", "unknown"."""
     idle, left = cache.idle, cache.seconds_left
@@ -177,7 +212,6 @@ def render(dec: Decision, env: Env, policy: PolicyResult | None = None,
     ``preamble``: (name, value, where from) lines the front end adds above the derived
     quantities — the session's format and stats, the cache state.
     """
-    from rich.table import Table
     from rich.text import Text
 
     console = buffered_console(env, width, styled)
@@ -187,14 +221,8 @@ def render(dec: Decision, env: Env, policy: PolicyResult | None = None,
                        f"{dec.total_tokens:,} tokens · {counted(dec.user_lines, units[1])}",
                        style="bold"))
     d = dec.derived
-    if d is not None or preamble:
-        facts = Table(box=None, show_header=False, pad_edge=False, padding=(0, 2, 0, 0))
-        facts.add_column(no_wrap=True)
-        facts.add_column(no_wrap=True, justify="right")
-        facts.add_column(overflow="fold")
-        for name, value, where in (preamble or []) + (derived_lines(dec) if d else []):
-            facts.add_row(Text(name, style="bold cyan"), Text(value), Text(where, style="dim"))
-        console.print(facts)
+    for line in fact_lines((preamble or []) + (derived_lines(dec) if d else []), width):
+        console.print(line, soft_wrap=True)
     if d is not None:
         rows = all_terms(dec)
         marked = {dec.aligned_keep} if dec.aligned_keep else set()

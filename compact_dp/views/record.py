@@ -17,6 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..library import Question
 
+SCHEMA_VERSION = 1      # docs/output.md says when it changes
 TERM_FIELDS = ("K", "H", "savings", "cache_miss", "compact_cost", "info_loss", "quality",
                "benefit")
 
@@ -77,6 +78,8 @@ def to_dict(dec: Decision, policy: PolicyResult | None = None,
     return out
 
 
-def to_json(obj: object) -> str:
+def to_json(document: dict[str, object]) -> str:
+    """A JSON document the tool prints (the decision, replay, prices), its
+    ``schema_version`` first: programs that read it learn when its meaning changed."""
     import orjson
-    return orjson.dumps(obj).decode()
+    return orjson.dumps({"schema_version": SCHEMA_VERSION, **document}).decode()
