@@ -42,8 +42,8 @@ def tokens_section(files: list[Path]) -> str:
         nbytes = read_session([str(f)], tokens="bytes")
         a = sum(usage.tokens[usage.live_start:])
         b = sum(nbytes.tokens[nbytes.live_start:])
-        rows.append(f"| `{short(f.name)}` | {len(usage.requests):,} | "
-                    f"{len(usage.kinds) - usage.live_start:,} | {a:,} | {b:,} | "
+        rows.append(f"| `{short(f.name)}` | {usage.request_count:,} | "
+                    f"{usage.live_messages:,} | {a:,} | {b:,} | "
                     f"{a / b:.2f} |")
     return "\n".join(rows)
 
@@ -51,7 +51,8 @@ def tokens_section(files: list[Path]) -> str:
 def replay_section(files: list[Path]) -> str:
     """The recorded bill, its simulation, and what dp and threshold:83 would have cost."""
     from compact_dp.core.models import get_model
-    from compact_dp.replay.simulate import recorded_bill, replay_session, setting_for
+    from compact_dp.replay.bill import recorded_bill
+    from compact_dp.replay.engine import replay_session, setting_for
     from compact_dp.replay.view import simulation_error
     from compact_dp.sessions.read import read_session
     rows = ["| session | requests | recorded bill (input) | replay of what happened | "
@@ -63,7 +64,7 @@ def replay_section(files: list[Path]) -> str:
                               None, {})
         runs = {r.policy: r.summary() for r in
                 replay_session(setting, ["recorded", "dp", "threshold:83"])}
-        bill = recorded_bill(session, setting.compaction_usage, setting.prices)
+        bill = recorded_bill(session, setting.files, setting.prices)
         rec = runs["recorded"]
         error = simulation_error(rec, bill)
         dp, th = runs["dp"], runs["threshold:83"]

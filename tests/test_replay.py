@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from compact_dp.core.models import get_model
 from compact_dp.replay.batch import totals
-from compact_dp.replay.simulate import (Replay, make_policy, recorded_bill, replay_session,
-                                        setting_for)
+from compact_dp.replay.bill import recorded_bill
+from compact_dp.replay.engine import Replay, replay_session, setting_for
+from compact_dp.replay.policies import make_policy
 from compact_dp.replay.svg import plot_svg
 from compact_dp.sessions.read import read_session
 
@@ -246,7 +247,7 @@ def test_the_fixture_bill_by_hand(tmp_path):
     assert len(run.requests) == len(session.requests)
     for billed, request in zip(run.requests, session.requests):
         assert billed.prompt == request.usage.prompt
-    bill = recorded_bill(session, [], setting.prices)
+    bill = recorded_bill(session, setting.files, setting.prices)
     (summary,) = [c.request for c in run.compactions]
     assert not summary.billed and summary.model == "claude-opus-4-6"   # not in the file
     assert run.input_cost - run.unrecorded_cost == pytest.approx(bill["input_cost"],
@@ -324,7 +325,7 @@ def test_costs_add_up_across_sessions():
 def test_svg_has_one_path_per_policy_and_a_point_per_compaction():
     _, runs = replay(INPUTS / "syn_150.jsonl", ["dp", "never", "threshold:80"],
                      max_context=40000, keep_tokens=20000)
-    root = ET.fromstring(plot_svg("syn_150", runs))
+    root = ET.fromstring(plot_svg("syn_150", [r.summary(detail=True) for r in runs]))
     ns = {"s": "http://www.w3.org/2000/svg"}
     paths = root.findall(".//s:path[@class='policy']", ns)
     assert [p.get("data-policy") for p in paths] == ["dp", "never", "threshold:80"]
@@ -345,7 +346,7 @@ def test_svg_of_a_one_request_session_draws_it_with_whole_ticks(tmp_path):
     """One request: a visible dot per policy, and the x axis counts whole requests."""
     f = session_file(tmp_path, [("user", 10), ("assistant", 20)])
     _, runs = replay(f, ["dp", "never"])
-    root = ET.fromstring(plot_svg("one", runs))
+    root = ET.fromstring(plot_svg("one", [r.summary(detail=True) for r in runs]))
     ns = {"s": "http://www.w3.org/2000/svg"}
     assert len(root.findall(".//s:circle[@class='point']", ns)) == 2
     ticks = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")

@@ -57,7 +57,7 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
                    given: dict[str, str]) -> int:
     from ..core.params import BY_AWK, native_values
     from ..replay.batch import Options, find_sessions
-    from ..replay.simulate import make_policy
+    from ..replay.policies import make_policy
     from ..sessions.read import TOKEN_MODES
 
     if not paths:
@@ -96,7 +96,7 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
         for warning in r.get("warnings", ()):
             env.warn(f"{r['session']}: {warning}")
     if plot:
-        write_plots(plot, [r for r in results if "runs" in r])
+        write_plots(plot, [r for r in results if "policies" in r])
     from ..replay.view import render_text, to_json
     if json_out:
         return env.write(to_json(results) + "\n")
@@ -135,6 +135,6 @@ def write_plots(path: str, results: list[dict]) -> None:
         target = path if i == 0 else f"{root}-{i + 1}{ext}"
         title = f"{os.path.basename(res['session'])}: input tokens per request"
         try:
-            write_atomic(target, plot_svg(title, res["runs"]))
+            write_atomic(target, plot_svg(title, res["policies"]))
         except OSError as e:
             raise UsageError(f"cannot write {target}: {e.strerror or e}") from None

@@ -45,6 +45,8 @@ class Model:
         names = {"t", "total_requests", "total_compact", "total_input", "baseline_e",
                  "e_fixed", "L_fixed", "V", "p_input", "p_cache", "p_out", "S",
                  "min_keep_ratio", "r", "beta"}
+        if self.cache_aware:
+            names |= {"after_tokens", "after_cached"}
         if self.quality:
             names |= {"max_context", "quality_penalty"}
         return frozenset(names)
@@ -153,11 +155,27 @@ def derive(values: dict[str, AwkValue], conv: Conversation, model: Model) -> Der
         if ceiling > NR:
             ceiling = NR
         max_keep = NR if ceiling < min_keep else _whole(ceiling)
+    V, S = values["V"].num, values["S"].num
+    X = U = 0.0
+    if model.cache_aware:
+        X, U = aftermath(V, S, values["after_tokens"].num, values["after_cached"].num, src)
     return Derived(E=E, L=L, R=R, avg=avg, c=c, r_t=r_t, N_remain=N_remain,
                    info_loss=info_loss, Q=Q, M=M, min_keep=min_keep, max_keep=max_keep,
-                   T=T, NR=NR, V=values["V"].num, S=values["S"].num, p_input=p_input,
+                   T=T, NR=NR, V=V, S=S, p_input=p_input,
                    p_cache=values["p_cache"].num, p_out=values["p_out"].num,
-                   beta=values["beta"].num, sources=src)
+                   beta=values["beta"].num, X=X, U=U, sources=src)
+
+
+def aftermath(V: float, S: float, after: float, cached: float, src: dict[str, str]
+              ) -> tuple[float, float]:
+    """X and U from what a compaction leaves (``after`` tokens before any kept message,
+    ``cached`` of them still in the cache; 0: V + S and V, v3.0.7's assumption, which
+    makes X = U = 0 exactly)."""
+    X = after - V - S if after > 0 else 0.0
+    U = V - min(cached, after if after > 0 else V + S) if cached > 0 else 0.0
+    src["X"] = "after_tokens − V − S" if after > 0 else "0: the context after is V + S"
+    src["U"] = "V − after_cached" if cached > 0 else "0: V stays cached"
+    return X, max(0.0, U)
 
 
 def turn_keep_target(total_turns: int, ratio: float) -> int | None:

@@ -24,14 +24,15 @@ class Param:
     ``whole`` for counts."""
 
     __slots__ = ("awk", "option", "env", "default", "meaning", "low", "above", "high",
-                 "whole")
+                 "whole", "in_awk")
 
     def __init__(self, awk: str, option: str, env: str | None, default: str, meaning: str,
                  *, low: float = 0.0, above: bool = False, high: float = math.inf,
-                 whole: bool = False):
+                 whole: bool = False, in_awk: bool = True):
         self.awk, self.option, self.env = awk, option, env
         self.default, self.meaning = default, meaning
         self.low, self.above, self.high, self.whole = low, above, high, whole
+        self.in_awk = in_awk          # one of bash-agent's awk variables (else ours only)
 
     def rule(self) -> str:
         """The valid values in words ("a whole number ≥ 0", "between 0 and 1", "> 0")."""
@@ -73,12 +74,18 @@ PARAMS: tuple[Param, ...] = (
           above=True),
     Param("quality_penalty", "quality-penalty", "DP_QUALITY_PENALTY", "0.2",
           "quality penalty Q"),
+    # cache-clock only (bash-agent's awk never reads them): what a compaction leaves
+    Param("after_tokens", "after-tokens", "DP_AFTER_TOKENS", "0",
+          "context right after a compaction, before any kept message (0: V + S)",
+          in_awk=False),
+    Param("after_cached", "after-cached", "DP_AFTER_CACHED", "0",
+          "what of it is still cached (0: V)", in_awk=False),
 )
 BY_AWK = {p.awk: p for p in PARAMS}
 BY_OPTION = {p.option: p for p in PARAMS}
-AWK_NAMES = frozenset(BY_AWK) | {"ratio"}
+AWK_NAMES = frozenset(p.awk for p in PARAMS if p.in_awk) | {"ratio"}
 STATS = ("t", "total_requests", "total_compact", "total_input")   # what a session records
-DEFAULTS = {p.awk: p.default for p in PARAMS}
+DEFAULTS = {p.awk: p.default for p in PARAMS if p.in_awk}          # the awk's own
 
 
 def strict_number(text: str, where: str) -> float:
@@ -124,13 +131,16 @@ def awk_values(assignments: Mapping[str, str]) -> dict[str, AwkValue]:
     for name, text in assignments.items():
         if name in values:
             values[name] = AwkValue.from_input(text)
+    for p in PARAMS:                  # ours only: the awk models never read them
+        if not p.in_awk:
+            values[p.awk] = AwkValue.number(float(p.default))
     return values
 
 
 def awk_arguments(assignments: Mapping[str, str]) -> list[str]:
     """``-v name=value`` arguments in table order: how bash-agent calls the awk."""
     out: list[str] = []
-    for name in [p.awk for p in PARAMS] + ["ratio"]:
+    for name in [p.awk for p in PARAMS if p.in_awk] + ["ratio"]:
         if name in assignments:
             out += ["-v", f"{name}={assignments[name]}"]
     return out

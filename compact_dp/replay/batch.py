@@ -1,8 +1,9 @@
 """Replaying many sessions: find them, replay each (in parallel processes with --jobs),
 and add them up.
 
-A worker returns plain data — summaries, the recorded bill, the context of every request —
-so a process pool pays off: nothing large crosses back.  A folder is searched recursively;
+A worker returns plain data — each policy's summary and the recorded bill, with every
+request's prompt only where a picture will show it — so a process pool pays off and
+memory stays flat in the number of sessions.  A folder is searched recursively;
 files under a ``subagents/`` folder are sub-agents' sidechains, not sessions, and files that
 are not sessions are skipped with a count, so one stray file does not stop a thousand.
 """
@@ -48,19 +49,22 @@ def find_sessions(paths: list[str]) -> list[str]:
     return out
 
 
-def replay_file(path: str, options: Options) -> dict:
-    """One session: its facts, the recorded bill (with usage), and every policy's run."""
-    from ..library import FORMAT_DEFAULTS, model_named
+def replay_file(path: str, options: Options, detail: bool = True) -> dict:
+    """One session: its facts, the recorded bill (with usage), and every policy's run
+    summary (``detail``: with every request's prompt and every compaction)."""
+    from ..agents import agent_of
+    from ..engine import model_named
     from ..sessions.read import read_session
-    from .simulate import recorded_bill, replay_session, setting_for
+    from .bill import recorded_bill
+    from .engine import replay_session, setting_for
 
     session = read_session([path], options.format, options.tokens)
-    fmt = FORMAT_DEFAULTS.get(session.format, FORMAT_DEFAULTS["bash-agent"])
+    agent = agent_of(session.format)
     model = options.model or model_named(options.environ.get("COMPACT_DP_MODEL") or
-                                         fmt.model)
+                                         agent.model)
     if model.turn_keep:
         raise UsageError("replay's dp policy needs a cost model, not turn-keep")
-    keep = fmt.keep if options.keep == "auto" else options.keep
+    keep = agent.keep if options.keep == "auto" else options.keep
     setting = setting_for(session, options.params, model, keep == "none",
                           options.keep_tokens, options.cache_ttl, options.price,
                           options.environ)
@@ -73,10 +77,11 @@ def replay_file(path: str, options: Options) -> dict:
                         "compactions priced by the model, with no bill to check it against")
     result: dict = {"session": path, "format": session.format,
                     "messages": len(session.kinds), "requests": len(session.requests),
-                    "model": model.name, "keep": keep, "runs": runs, "warnings": warnings}
+                    "model": model.name, "keep": keep, "points": setting.points,
+                    "policies": [r.summary(detail) for r in runs], "warnings": warnings}
     if session.has_usage:
-        result["recorded"] = recorded_bill(session, setting.compaction_usage,
-                                           setting.prices)
+        assert setting.files is not None
+        result["recorded"] = recorded_bill(session, setting.files, setting.prices)
     return result
 
 
@@ -121,14 +126,13 @@ def totals(results: Iterable[dict]) -> dict:
     recorded: dict[str, float] = {}
     sessions = 0
     for res in results:
-        if "runs" not in res:
+        if "policies" not in res:
             continue
         sessions += 1
         for key, value in (res.get("recorded") or {}).items():
             if isinstance(value, (int, float)):
                 recorded[key] = recorded.get(key, 0) + value
-        for run in res["runs"]:
-            s = run.summary() if hasattr(run, "summary") else run
+        for s in res["policies"]:
             t = per.setdefault(s["policy"], {"policy": s["policy"], "sessions": 0,
                                              "requests": 0, "compactions": 0, "forced": 0,
                                              "input_cost": 0.0, "output_cost": 0.0,

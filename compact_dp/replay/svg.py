@@ -23,11 +23,11 @@ def nice_step(span: float, ticks: int = 5) -> float:
     return next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
 
 
-def plot_svg(title: str, runs) -> str:
-    """runs: objects with .policy, .requests (each with .prompt) and .compactions (each
-    with .before, the index of the request it came before)."""
-    n = max((len(r.requests) for r in runs), default=0)
-    top = max((r.peak_context for r in runs), default=0) or 1
+def plot_svg(title: str, runs: list[dict]) -> str:
+    """runs: run summaries with their detail (``context``: every request's prompt,
+    ``compaction_points``: each with the 1-based ``request`` it came before)."""
+    n = max((len(r["context"]) for r in runs), default=0)
+    top = max((r["peak_context"] for r in runs), default=0) or 1
     ystep = nice_step(top)
     ymax = ystep * (int(top / ystep) + 1)
     xstep = max(1.0, nice_step(max(n - 1, 1)))          # whole requests only
@@ -68,27 +68,27 @@ def plot_svg(title: str, runs) -> str:
                '</text>')
     for j, run in enumerate(runs):
         colour = COLOURS[j % len(COLOURS)]
-        points = " L ".join(f"{x(i):.1f} {y(r.prompt):.1f}" for i, r in enumerate(run.requests))
-        name = escape(run.policy)
+        prompts = run["context"]
+        points = " L ".join(f"{x(i):.1f} {y(p):.1f}" for i, p in enumerate(prompts))
+        name = escape(run["policy"])
         if points:
             out.append(f'<path class="policy" data-policy="{name}" d="M {points}" '
                        f'fill="none" stroke="{colour}" stroke-width="1.8"/>')
-        if len(run.requests) == 1:            # a path of one point draws nothing: a dot
-            r0 = run.requests[0]
+        if len(prompts) == 1:                 # a path of one point draws nothing: a dot
             out.append(f'<circle class="point" data-policy="{name}" cx="{x(0):.1f}" '
-                       f'cy="{y(r0.prompt):.1f}" r="3" fill="{colour}"/>')
-        for c in run.compactions:
-            if c.before < len(run.requests):
-                r = run.requests[c.before]
+                       f'cy="{y(prompts[0]):.1f}" r="3" fill="{colour}"/>')
+        for c in run["compaction_points"]:
+            before = c["request"] - 1
+            if before < len(prompts):
                 out.append(f'<circle class="compaction" data-policy="{name}" '
-                           f'cx="{x(c.before):.1f}" cy="{y(r.prompt):.1f}" r="4" '
+                           f'cx="{x(before):.1f}" cy="{y(prompts[before]):.1f}" r="4" '
                            f'fill="{colour}"><title>{name}: compaction before request '
-                           f'{c.before + 1}, {c.dropped_tokens:,.0f} tokens summarised'
+                           f'{before + 1}, {c["dropped_tokens"]:,.0f} tokens summarised'
                            f'</title></circle>')
         ly = TOP + 10 + 22 * j
         out.append(f'<line x1="{WIDTH - RIGHT + 20}" y1="{ly}" x2="{WIDTH - RIGHT + 44}" '
                    f'y2="{ly}" stroke="{colour}" stroke-width="3"/>'
                    f'<text x="{WIDTH - RIGHT + 50}" y="{ly + 4}">{name} '
-                   f'({len(run.compactions)} ●)</text>')
+                   f'({len(run["compaction_points"])} ●)</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"

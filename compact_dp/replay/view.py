@@ -94,18 +94,17 @@ def render_text(results: list[dict], env: Env, width: int | None = None,
     console = buffered_console(env, width, styled)
     styled = console.is_terminal and not console.no_color
     width = console.width
-    good = [r for r in results if "runs" in r]
+    good = [r for r in results if "policies" in r]
     for res in good:
-        runs = res["runs"]
-        summaries = [r.summary() for r in runs]
+        summaries = res["policies"]
         n = res["requests"]
         title = (f"{res['session']} · {res['format']} · {n:,} request{'' if n == 1 else 's'}"
                  f" · model {res['model']}, keep {res['keep']}")
         console.print(table(title, summaries, res.get("recorded"), width, styled))
         if res.get("recorded"):
             console.print(Text(bill_line(res["recorded"]), style="dim"))
-        if pictures and runs:
-            _pictures(console, runs, width)
+        if pictures and summaries and "context" in summaries[0]:
+            _pictures(console, summaries, width)
         console.print()
     if len(good) > 1:
         total = totals_of(good)
@@ -113,7 +112,7 @@ def render_text(results: list[dict], env: Env, width: int | None = None,
                             total["recorded"], width, styled))
         if total["recorded"]:
             console.print(Text(bill_line(total["recorded"]), style="dim"))
-    skipped = [r for r in results if "runs" not in r]
+    skipped = [r for r in results if "policies" not in r]
     if skipped:
         console.print(Text(f"{len(skipped):,} file(s) left out: " +
                            "; ".join(r["error"] for r in skipped[:3]) +
@@ -121,19 +120,20 @@ def render_text(results: list[dict], env: Env, width: int | None = None,
     return text_of(console)
 
 
-def _pictures(console, runs, width: int) -> None:
+def _pictures(console, runs: list[dict], width: int) -> None:
     from rich.text import Text
 
-    top = max((r.peak_context for r in runs), default=0)
-    name_w = max(len(r.policy) for r in runs) + 1
+    top = max((r["peak_context"] for r in runs), default=0)
+    name_w = max(len(r["policy"]) for r in runs) + 1
     cells = max(10, width - name_w - 2)
     console.print(Text(f"input tokens per request (▁ = 0 … █ = {top:,.0f}); ▲ = compaction",
                        style="dim"))
     for r in runs:
-        values = [q.prompt for q in r.requests]
-        console.print(f"{r.policy:<{name_w}} " + sparkline(values, cells, top))
+        values = r["context"]
+        console.print(f"{r['policy']:<{name_w}} " + sparkline(values, cells, top))
         console.print(" " * (name_w + 1) + marks(len(values),
-                                                 [c.before for c in r.compactions], cells))
+                                                 [c["request"] - 1
+                                                  for c in r["compaction_points"]], cells))
 
 
 def totals_of(results: list[dict]) -> dict:
@@ -145,33 +145,25 @@ def to_json(results: list[dict]) -> str:
     from ..views.record import to_json as dumps
     sessions = []
     for res in results:
-        if "runs" not in res:
+        if "policies" not in res:
             sessions.append({"session": res["session"], "error": res["error"]})
             continue
-        summaries = [r.summary() for r in res["runs"]]
+        summaries = res["policies"]
         baseline = next((s for s in summaries if s["policy"] == "recorded"), None)
         recorded = res.get("recorded")
         policies = []
-        for run, s in zip(res["runs"], summaries):
+        for s in summaries:
             extra: dict = {}
             if recorded and baseline:
                 if s["policy"] == "recorded":
                     extra["simulation_error"] = simulation_error(s, recorded)
                 else:
                     extra["saving"] = baseline["comparable_cost"] - s["comparable_cost"]
-            policies.append({**s, **extra, "context": [q.prompt for q in run.requests],
-                             "compaction_points": [
-                                 {"request": c.before + 1, "time": c.time,
-                                  "dropped_messages": c.dropped_messages,
-                                  "dropped_tokens": c.dropped_tokens,
-                                  "kept_messages": c.kept_messages, "forced": c.forced,
-                                  "input_cost": c.request.input_cost,
-                                  "output_cost": c.request.output_cost}
-                                 for c in run.compactions]})
-        entry = {k: v for k, v in res.items() if k != "runs"}
+            policies.append({**s, **extra})
+        entry = {k: v for k, v in res.items() if k != "policies"}
         entry["policies"] = policies
         sessions.append(entry)
     out: dict = {"sessions": sessions}
-    if len([r for r in results if "runs" in r]) > 1:
+    if len([r for r in results if "policies" in r]) > 1:
         out["total"] = totals_of(results)
     return dumps(out)

@@ -109,6 +109,7 @@ class ClaudeCodeReader(LineReader):
             self.recognised += 1
         if kind not in CONVERSATION:
             return
+        self.where(obj.get("sessionId"), obj.get("cwd"), parse_time(obj.get("timestamp")))
         side = obj.get("isSidechain") is True and not self.sidechains
         if kind == "system":
             if obj.get("subtype") == "compact_boundary" and not side:
@@ -169,4 +170,4 @@ class ClaudeCodeReader(LineReader):
         index = self.rec.message(ASSISTANT, size)
         self.last_key, self.last_message = key, index
         self.rec.request(index, parse_time(obj.get("timestamp")),
-                         model if isinstance(model, str) else None, numbers)
+                         model if isinstance(model, str) else None, numbers, key)

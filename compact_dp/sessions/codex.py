@@ -71,6 +71,8 @@ class CodexReader(LineReader):
             self.recognised += 1
         if kind in ENVELOPE and isinstance(payload, dict):
             time = parse_time(obj.get("timestamp"))
+            self.where(payload.get("id") if kind == "session_meta" else None,
+                       payload.get("cwd"), time)
             if kind == "response_item":
                 self._item(payload)
             elif kind == "event_msg":
@@ -89,8 +91,8 @@ class CodexReader(LineReader):
 
     # --- messages --------------------------------------------------------------------------
 
-    def _append(self, kind: str, item: dict) -> None:
-        index = self.rec.message(kind, json_size(item))
+    def _append(self, kind: str, item: dict, left: bool | None = None) -> None:
+        index = self.rec.message(kind, json_size(item), left)
         if kind == ASSISTANT:
             if self.run_start is None:
                 self.run_start = index
@@ -98,26 +100,28 @@ class CodexReader(LineReader):
             self.run_start = None
         self.fresh_compaction = False
 
-    def _item(self, item: dict) -> None:
+    def _item(self, item: dict, left: bool | None = None) -> None:
+        """One response item; ``left``: it comes from a compaction's replacement history
+        (its user prompts are kept context, not new turns)."""
         kind = item.get("type")
         if not isinstance(kind, str):
             return
         if kind == "message":
             role = item.get("role")
             if role == "assistant":
-                self._append(ASSISTANT, item)
+                self._append(ASSISTANT, item, left)
             elif role == "user":
                 text = _text_of(item.get("content")).lstrip().lower()
                 contextual = text.startswith(CONTEXTUAL) or SUMMARY_PREFIX in text[:300]
-                self._append(CONTEXT if contextual else USER, item)
+                self._append(CONTEXT if contextual or left else USER, item, left)
             else:                          # developer, system: instructions
-                self._append(CONTEXT, item)
+                self._append(CONTEXT, item, left)
         elif kind in OUTPUT_ITEMS:
-            self._append(ASSISTANT, item)
+            self._append(ASSISTANT, item, left)
         elif kind in TOOL_OUTPUTS:
-            self._append(TOOL, item)
+            self._append(TOOL, item, left)
         elif kind == "compaction" or kind == "compaction_summary":
-            self._append(CONTEXT, item)
+            self._append(CONTEXT, item, left)
 
     # --- events ----------------------------------------------------------------------------
 
@@ -136,6 +140,9 @@ class CodexReader(LineReader):
         last, total = info.get("last_token_usage"), info.get("total_token_usage")
         if not isinstance(last, dict):
             return
+        window = count(info.get("model_context_window"))
+        if window:
+            self.window = window
         running = [count(total.get(k)) for k in ("input_tokens", "cached_input_tokens",
                                                 "output_tokens", "total_tokens")] \
             if isinstance(total, dict) else None
@@ -167,9 +174,9 @@ class CodexReader(LineReader):
         if isinstance(history, list):
             for item in history:
                 if isinstance(item, dict):
-                    self._item(item)
+                    self._item(item, left=True)
         elif isinstance(payload.get("message"), str) and payload["message"]:
             self._append(CONTEXT, {"type": "message", "role": "user",
-                                   "content": payload["message"]})
+                                   "content": payload["message"]}, left=True)
         self.run_start = None
         self.fresh_compaction = True

@@ -94,12 +94,13 @@ class Request:
     """One API request: it saw ``messages[:seen]`` (of the whole file), in the context
     that began after ``segment`` compactions."""
 
-    __slots__ = ("seen", "time", "model", "usage", "segment")
+    __slots__ = ("seen", "time", "model", "usage", "segment", "key")
 
     def __init__(self, seen: int, time: float | None, model: str | None,
-                 usage: Usage | None, segment: int = 0):
+                 usage: Usage | None, segment: int = 0, key: int | None = None):
         self.seen, self.time, self.model, self.usage = seen, time, model, usage
         self.segment = segment
+        self.key = key          # the response's id, to count it once across files
 
     def __repr__(self) -> str:
         return f"Request(seen={self.seen}, model={self.model!r}, usage={self.usage!r})"
@@ -115,19 +116,22 @@ class Compaction:
 
 
 class Aftermath:
-    """What one recorded compaction left behind: its summary's tokens, and the first
-    request after it — its prompt and how much of it was still read from the cache.  The
-    replay and the decision's ② use these figures (docs/replay.md)."""
+    """What one recorded compaction left behind: its summary's tokens; the context it
+    left before any new message (``left``: the new V, the summary and what the agent
+    re-injected); and the first request after it — its prompt and how much of it was still
+    read from the cache.  The replay and the decision's ② use these figures
+    (docs/replay.md)."""
 
-    __slots__ = ("summary", "first_prompt", "first_read")
+    __slots__ = ("summary", "left", "first_prompt", "first_read")
 
-    def __init__(self, summary: int | None, first_prompt: int | None,
+    def __init__(self, summary: int | None, left: int | None, first_prompt: int | None,
                  first_read: int | None):
-        self.summary, self.first_prompt, self.first_read = summary, first_prompt, first_read
+        self.summary, self.left = summary, left
+        self.first_prompt, self.first_read = first_prompt, first_read
 
     def __repr__(self) -> str:
-        return (f"Aftermath(summary={self.summary}, first_prompt={self.first_prompt}, "
-                f"first_read={self.first_read})")
+        return (f"Aftermath(summary={self.summary}, left={self.left}, "
+                f"first_prompt={self.first_prompt}, first_read={self.first_read})")
 
 
 class Session:
@@ -166,17 +170,24 @@ class Session:
         self.summary_tokens: int | None = None  # the last compaction's summary
         self.aftermath: list[Aftermath] = []    # per compaction
         self.warnings: list[str] = []
+        # where it was: the agent's session id, its working folder, its first timestamp
+        self.session_id: str | None = None
+        self.cwd: str | None = None
+        self.started: float | None = None
+        self.window: int | None = None          # the context window the agent reported
 
     TOTALS = ("format", "request_count", "compaction_count", "user_turns", "has_usage",
               "input_tokens", "output_tokens", "models", "model", "last_times",
               "recorded_ttl", "live_start", "live_messages", "live_tokens",
               "live_user_count", "token_source", "prefix", "segment_prefixes",
-              "summary_tokens", "last_request_tokens")
+              "summary_tokens", "last_request_tokens", "session_id", "cwd", "started",
+              "window")
 
     def totals(self) -> dict[str, object]:
         """What every shape of a session knows, the same for a full one and a summary."""
         out = {name: getattr(self, name) for name in self.TOTALS}
-        out["aftermath"] = [(a.summary, a.first_prompt, a.first_read) for a in self.aftermath]
+        out["aftermath"] = [(a.summary, a.left, a.first_prompt, a.first_read)
+                            for a in self.aftermath]
         last = self.last_request
         out["last_request"] = None if last is None else (last.seen, last.time, last.model)
         return out

@@ -17,13 +17,27 @@ class LineReader:
 
     format = ""
     unit = "line(s)"                      # what a skipped count counts, in words
-    FIELDS: tuple[str, ...] = ("skipped", "recognised", "seen_lines")
+    FIELDS: tuple[str, ...] = ("skipped", "recognised", "seen_lines", "session_id", "cwd",
+                               "started", "window")
 
     def __init__(self, tokens: str = "auto", keep: bool = True) -> None:
         self.rec = Recorder(self.format, tokens, keep)
         self.skipped = {"not json": 0, "malformed": 0, "too long": 0}
         self.recognised = 0               # lines of this reader's format
         self.seen_lines = 0               # lines fed, recognised or not
+        self.session_id: str | None = None    # the first the file names
+        self.cwd: str | None = None           # the last working folder it names
+        self.started: float | None = None     # its first timestamp
+        self.window: int | None = None        # the context window the agent reported
+
+    def where(self, session_id: object, cwd: object, time: float | None) -> None:
+        """Note a line's session id, working folder and time."""
+        if self.session_id is None and isinstance(session_id, str) and session_id:
+            self.session_id = session_id
+        if isinstance(cwd, str) and cwd:
+            self.cwd = cwd
+        if self.started is None and time is not None:
+            self.started = time
 
     def skip_bad_line(self) -> None:
         """A line that is not JSON."""
@@ -45,6 +59,8 @@ class LineReader:
     def session(self, path: str | None = None) -> Session:
         s = self.rec.session(path)
         s.warnings += skipped_warnings(self.skipped, self.unit)
+        s.session_id, s.cwd, s.started, s.window = (self.session_id, self.cwd, self.started,
+                                                    self.window)
         return s
 
     def state(self) -> dict:

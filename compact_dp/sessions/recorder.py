@@ -32,7 +32,7 @@ class Recorder:
         self.sizer = Sizer(BYTES if tokens == BYTES else USAGE, keep)
         self.kinds: list[str] = []               # per message (keep)
         self.nbytes: list[int] = []
-        self.requests: list[list] = []           # [seen, time, model, usage, segment] (keep)
+        self.requests: list[list] = []           # [seen, time, model, usage, segment, key]
         self.compactions: list[list] = []        # [at, time] (keep)
         self.open: list | None = None            # the newest request, still open to usage
         self.request_count = self.usage_count = 0
@@ -70,10 +70,11 @@ class Recorder:
     def message_count(self) -> int:
         return self.sizer.n
 
-    def message(self, kind: str, nbytes: int) -> int:
-        """A new message; returns its index."""
+    def message(self, kind: str, nbytes: int, left: bool | None = None) -> int:
+        """A new message; returns its index.  ``left``: it is part of what the last
+        compaction left (None: by the opening-context rule of ``sizing``)."""
         index = self.sizer.n
-        self.sizer.message(kind == CONTEXT, nbytes)
+        self.sizer.message(kind == CONTEXT, nbytes, left)
         if kind == USER:
             self.user_messages += 1
             self.live_users += 1
@@ -91,12 +92,13 @@ class Recorder:
         self.sizer.add_bytes(index, nbytes)
 
     def request(self, seen: int, time: float | None, model: str | None,
-                usage: list[int] | None) -> None:
+                usage: list[int] | None, key: int | None = None) -> None:
         """A request that saw ``messages[:seen]``; usage is [uncached input, 5-minute
         writes, 1-hour writes, reads, output] or None.  It stays open to ``usage`` (a
         response's later lines) until the next request or compaction."""
         self._close()
-        self.open = [min(max(0, seen), self.sizer.n), time, model, usage, len(self.aftermath)]
+        self.open = [min(max(0, seen), self.sizer.n), time, model, usage,
+                     len(self.aftermath), key]
 
     def usage(self, usage: list[int]) -> None:
         """The open request's usage, from a later line of its response: the first that has
@@ -127,7 +129,7 @@ class Recorder:
         row, self.open = self.open, None
         if row is None:
             return
-        seen, time, model, usage, segment = row
+        seen, time, model, usage = row[:4]
         self.request_count += 1
         self.last = row
         if time is not None:
@@ -178,16 +180,17 @@ class Recorder:
         s.live_start, s.live_messages = self.live_start, sizes.n - self.live_start
         s.live_tokens, s.live_user_count = sizes.have, self.live_users
         s.token_source = USAGE if s.has_usage and self.sizer.mode == USAGE else BYTES
-        prefixes = [v for v, _ in sizes.segments] + [sizes.prefix]
-        s.segment_prefixes = [None if v is None else float(v) for v in prefixes]
+        contexts = sizes.segments + [[sizes.prefix, sizes.summary, sizes.left]]
+        s.segment_prefixes = [None if v is None else float(v) for v, _, _ in contexts]
         s.prefix = next((v for v in reversed(s.segment_prefixes) if v is not None), None)
-        summaries = [summary for _, summary in sizes.segments[1:]] + [sizes.summary]
-        s.aftermath = [Aftermath(summary or None, first, read) for (_, first, read), summary
-                       in zip(self.aftermath, summaries)]
+        s.aftermath = [Aftermath(summary or None, left, first, read)
+                       for (_, first, read), (_, summary, left)
+                       in zip(self.aftermath, contexts[1:])]
         s.summary_tokens = s.aftermath[-1].summary if s.aftermath else None
         return s
 
 
 def _request(row: list) -> Request:
-    seen, time, model, usage, segment = row
-    return Request(seen, time, model, None if usage is None else Usage(*usage), segment)
+    seen, time, model, usage, segment, key = row
+    return Request(seen, time, model, None if usage is None else Usage(*usage), segment,
+                   key)

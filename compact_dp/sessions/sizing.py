@@ -27,13 +27,16 @@ The tokens per byte: the growth shared among new messages so far, over their byt
 With ``bytes``, each message is ``(bytes + 3) // 4 + 1`` tokens of its content, and V is
 the first request's prompt less the messages it saw.
 
-The last compaction's **summary** is the context messages that open the new context (the
-summary and what the client re-injects with it), at the sizes they were first given.
+A compaction **leaves** the messages that open the new context — the context messages up
+to the first other one (Claude Code's summary and what it re-injects), or those the reader
+marks (Codex's replacement history).  The last compaction's **summary** is the context
+messages among them, at the sizes they were first given.
 """
 
 from __future__ import annotations
 
 USAGE, BYTES = "usage", "bytes"
+RUN, TEXT = 1, 2        # a pending message: left by the last compaction; of kind context
 
 
 def bytes_rule(nbytes: int) -> int:
@@ -67,7 +70,7 @@ class Sizer:
 
     FIELDS = ("mode", "keep", "tokens", "n", "grown", "weighed", "start", "started",
               "prefix", "have", "last_prompt", "last_seen", "pending", "run_open",
-              "summary", "segments")
+              "summary", "left", "segments")
 
     def __init__(self, mode: str = USAGE, keep: bool = True):
         self.mode, self.keep = mode, keep
@@ -81,10 +84,11 @@ class Sizer:
         self.have = 0                        # tokens of its sized messages
         self.last_prompt = 0
         self.last_seen = 0
-        self.pending: list[list[int]] = []   # [index, bytes, in the opening context run]
+        self.pending: list[list[int]] = []   # [index, bytes, RUN | TEXT flags]
         self.run_open = True                 # still in the context run that opens it
         self.summary = 0                     # tokens of that run
-        self.segments: list[list[int | None]] = []   # closed contexts: [V, summary]
+        self.left: int | None = None         # V + the run's part its first request saw
+        self.segments: list[list[int | None]] = []   # closed: [V, summary, left]
 
     def state(self) -> dict:
         return {name: getattr(self, name) for name in self.FIELDS}
@@ -108,11 +112,12 @@ class Sizer:
 
     # --- events ---------------------------------------------------------------------------
 
-    def message(self, context: bool, nbytes: int) -> None:
-        """A new message; ``context``: of kind context."""
-        in_run = self.run_open and context
+    def message(self, context: bool, nbytes: int, left: bool | None = None) -> None:
+        """A new message; ``context``: of kind context; ``left``: part of what the last
+        compaction left (None: the context messages that open a context are)."""
+        in_run = self.run_open and context if left is None else left
         self.run_open = in_run
-        self.pending.append([self.n, nbytes, in_run])
+        self.pending.append([self.n, nbytes, (RUN if in_run else 0) | (TEXT if context else 0)])
         self.n += 1
         if self.keep:
             self.tokens.append(0)
@@ -148,6 +153,7 @@ class Sizer:
                 self.prefix = prompt - sum(estimates)
             else:                            # the messages alone exceed the prompt
                 self.prefix, estimates = 0, share(prompt, estimates)
+            self.left = self.prefix + sum(e for e, m in zip(estimates, new) if m[2] & RUN)
             self._settle(now, estimates, new)
         else:
             growth = prompt - self.last_prompt
@@ -175,11 +181,11 @@ class Sizer:
         """A new context begins with the next message; the old one's pending messages are
         sized at the tokens per byte known now."""
         self._close()
-        self.segments.append([self.prefix, self.summary])
+        self.segments.append([self.prefix, self.summary, self.left])
         self.start = self.last_seen = self.n
         self.started = False
         self.prefix, self.have, self.last_prompt = None, 0, 0
-        self.run_open, self.summary = True, 0
+        self.run_open, self.summary, self.left = True, 0, None
 
     def finish(self) -> "Sizer":
         """The end of the file: the pending messages are estimated."""
@@ -201,7 +207,7 @@ class Sizer:
         for m, size in zip(new, sizes):
             if self.keep:
                 self.tokens[m[0]] = size
-            if m[2]:
+            if m[2] == RUN | TEXT:
                 self.summary += size
         self.have += sum(sizes)
         del self.pending[:len(new)]

@@ -1,0 +1,118 @@
+"""The recorded bill: what a session cost, read straight from its usage.
+
+A Claude Code session is several files: the main transcript, its compaction requests
+(``<session>/subagents/agent-acompact-*.jsonl``) and its sub-agents' sidechains (the other
+``agent-*.jsonl`` of that folder, and, from older versions, ``agent-*.jsonl`` files beside
+the transcript that carry the session's id).  Each is billed like any request; a request
+is counted once across all of them, by its (``message.id``, ``requestId``).  The replay's
+simulation error is about the main chain and its compactions; the sub-agents' requests
+are the same under every policy and are reported apart, then added to the total.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+
+from ..sessions.model import Request, Session
+from ..sessions.read import read_raw
+from .billing import input_cost, output_cost
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable
+
+    from ..pricing.table import Prices
+
+SUMS = ("input_tokens", "cache_read_tokens", "cache_write_5m_tokens", "cache_write_1h_tokens",
+        "output_tokens")
+
+
+def side_files(path: str, session_id: str | None) -> tuple[list[str], list[str]]:
+    """(compaction files, sub-agent files) recorded beside a Claude Code session."""
+    folder = os.path.join(os.path.splitext(path)[0], "subagents")
+    inside = sorted(glob.glob(os.path.join(folder, "agent-*.jsonl")))
+    compactions = [f for f in inside if os.path.basename(f).startswith("agent-acompact-")]
+    agents = [f for f in inside if f not in compactions]
+    if session_id:
+        for f in sorted(glob.glob(os.path.join(os.path.dirname(path), "agent-*.jsonl"))):
+            if _names_session(f, session_id):
+                agents.append(f)
+    return compactions, agents
+
+
+def _names_session(path: str, session_id: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return False
+    return f'"sessionId":"{session_id}"'.encode() in head.replace(b'": "', b'":"')
+
+
+def requests_of(files: Iterable[str], seen: set[int]) -> list[Request]:
+    """Every request of the files, oldest first, less those already ``seen`` (which
+    gains theirs)."""
+    out: list[Request] = []
+    for f in files:
+        for r in read_raw(f, "claude-code", sidechains=True).requests:
+            if r.key is not None:
+                if r.key in seen:
+                    continue
+                seen.add(r.key)
+            out.append(r)
+    out.sort(key=lambda r: (r.time is None, r.time or 0.0))
+    return out
+
+
+class SessionFiles:
+    """A session's requests from all its files, each counted once."""
+
+    def __init__(self, session: Session):
+        seen = {r.key for r in session.requests if r.key is not None}
+        compactions: list[str] = []
+        agents: list[str] = []
+        if session.path and session.format == "claude-code":
+            compactions, agents = side_files(session.path, session.session_id)
+        self.compaction_requests = requests_of(compactions, seen)
+        self.subagent_requests = requests_of(agents, seen)
+        self.subagent_files = len(agents)
+
+
+def bill(requests: Iterable[Request], prices_for: Callable[[str | None], Prices]
+         ) -> dict[str, Any]:
+    """Requests, token sums and their cost from the recorded usage (writes without a TTL
+    split count as 5-minute writes)."""
+    sums = dict.fromkeys(SUMS, 0)
+    cost_in = cost_out = 0.0
+    models: list[str] = []
+    n = 0
+    for r in requests:
+        u = r.usage
+        if u is None:
+            continue
+        n += 1
+        p = prices_for(r.model)
+        sums["input_tokens"] += u.input
+        sums["cache_read_tokens"] += u.read
+        sums["cache_write_5m_tokens"] += u.write_5m
+        sums["cache_write_1h_tokens"] += u.write_1h
+        sums["output_tokens"] += u.output
+        cost_in += input_cost(p, u.read, u.written, "5m", u.input, u.write_1h)
+        cost_out += output_cost(p, u.output)
+        if r.model and r.model not in models:
+            models.append(r.model)
+    return {"requests": n, "models": models, **sums, "input_cost": cost_in,
+            "output_cost": cost_out}
+
+
+def recorded_bill(session: Session, files: SessionFiles,
+                  prices_for: Callable[[str | None], Prices]) -> dict[str, Any]:
+    """The main chain and its compactions (what the simulation error is about), the
+    sub-agents apart, and everything in ``total_cost``."""
+    main = bill(session.requests + files.compaction_requests, prices_for)
+    agents = bill(files.subagent_requests, prices_for)
+    agents["files"] = files.subagent_files
+    total = sum(b[key] for b in (main, agents) for key in ("input_cost", "output_cost"))
+    return {**main, "compactions": session.compaction_count, "subagents": agents,
+            "total_cost": total}

@@ -1,0 +1,221 @@
+"""The policies a replay compares (docs/replay.md).
+
+* ``recorded`` — the recorded compactions at the recorded moments: what happened;
+* ``dp`` — this tool's decision, asked where the agent could compact: at a turn end (or
+  before any request, for bash-agent); at the agent's own automatic threshold it holds the
+  compaction back while it does not pay, until the safety margin, as the PreCompact hook
+  does; with its forced fallback;
+* ``never`` — compact only when the next request would not fit the window;
+* ``threshold:P`` — at P % of the window, what most agents do by themselves;
+* ``hindsight`` and ``hindsight:free`` — the cheapest schedule of compactions over the
+  recorded session, found afterwards (``hindsight``), charging each compaction the
+  information penalty ④ or not (``:free``); see there.
+
+A policy answers at two moments: ``at_turn_end`` (a human message is about to arrive; only
+where the agent compacts at turn ends) and ``before_request``.
+"""
+
+from __future__ import annotations
+
+from ..agents import REQUEST
+from ..core.awkvalue import AwkValue
+from ..core.decision import turn_keep
+from ..engine import Ask, PolicyAsk, answer
+from ..errors import UsageError
+from ..sessions.model import USER, Request
+from .billing import warm
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    from ..core.scan import Conversation
+    from ..engine import Answer
+    from .billing import Cache
+    from .setting import Setting
+
+    class Context(Protocol):
+        def token_list(self) -> list[int]: ...
+
+        def kind_list(self) -> list[str]: ...
+
+    class State(Protocol):
+        """What a policy sees of the replay (engine.Replay)."""
+
+        setting: Setting
+        turns: int
+        requests: int
+        billed_input: float
+        last_prompt: float
+        ttl: str
+        caches: dict[str | None, Cache]
+        index: int
+
+        @property
+        def context(self) -> Context: ...
+
+        @property
+        def compactions(self) -> int: ...
+
+        def conversation(self) -> Conversation: ...
+
+        def prefix_now(self, request: Request) -> float: ...
+
+        def prompt_now(self, request: Request) -> float: ...
+
+
+class Compact:
+    """A policy's answer: compact now, keeping the last ``keep`` messages (0: none)."""
+
+    __slots__ = ("keep", "forced")
+
+    def __init__(self, keep: int, forced: bool = False):
+        self.keep, self.forced = keep, forced
+
+
+class Policy:
+    name = "policy"
+    recorded = False
+
+    def at_turn_end(self, replay: State, request: Request) -> Compact | None:
+        return None
+
+    def before_request(self, replay: State, request: Request) -> Compact | None:
+        return None
+
+
+class RecordedPolicy(Policy):
+    """What happened: the recorded compactions at the recorded moments."""
+
+    name = "recorded"
+    recorded = True
+
+
+def ask_decision(replay: State, request: Request, policy: PolicyAsk | None = None
+                 ) -> Answer:
+    """The decision the agent would have seen now, with its running stats."""
+    s = replay.setting
+    prices = s.prices(request.model)
+    v = dict(s.values)
+    numbers = {"t": replay.turns, "total_requests": replay.requests,
+               "total_compact": replay.compactions, "total_input": replay.billed_input,
+               "V": s.V0, "S": s.S, "p_input": prices.input, "p_cache": prices.cache_read,
+               "p_out": prices.output, "max_context": s.window}
+    for name, x in numbers.items():
+        v[name] = AwkValue.number(x)
+    cold, p_write = False, None
+    if s.model.cache_aware:
+        p_write = prices.write(replay.ttl)
+        cache = replay.caches.get(request.model)
+        cold = cache is not None and not warm(cache, request.time)
+    conv = replay.conversation()
+    if s.whole:
+        # the summary and what the agent re-injected are history a next compaction
+        # replaces: they count in T, V is the fixed prefix
+        extra = max(0, round(replay.prefix_now(request) - s.V0))
+        conv = type(conv).summed(conv.nr + (1 if extra else 0), conv.total + extra,
+                                 conv.user_count())
+    ask = Ask(s.model, v, policy, whole=s.whole, p_write=p_write, cold=cold)
+    return answer(ask, conv)
+
+
+class DpPolicy(Policy):
+    """This tool's decision, with the forced fallback, as the agent would have seen it."""
+
+    name = "dp"
+
+    def _decide(self, replay: State, request: Request) -> Compact | None:
+        result = ask_decision(replay, request, PolicyAsk("auto", replay.last_prompt)).policy
+        assert result is not None
+        if result.action != "compact":
+            return None
+        return Compact(0 if replay.setting.whole else result.keep, result.forced)
+
+    def at_turn_end(self, replay: State, request: Request) -> Compact | None:
+        return self._decide(replay, request)
+
+    def before_request(self, replay: State, request: Request) -> Compact | None:
+        s = replay.setting
+        if s.points == REQUEST:
+            return self._decide(replay, request)
+        prompt = replay.prompt_now(request)
+        if s.auto is None or prompt < s.auto:
+            return None
+        held = self._decide(replay, request)
+        if held is None and prompt >= s.hold_limit:
+            return Compact(0 if s.whole else turn_keep(
+                s.values["min_keep_ratio"].num, replay.conversation()).keep, True)
+        return held
+
+
+class NeverPolicy(Policy):
+    """Compact only when the request would not fit the window."""
+
+    name = "never"
+
+    def before_request(self, replay: State, request: Request) -> Compact | None:
+        s = replay.setting
+        if replay.prompt_now(request) <= s.window:
+            return None
+        if s.whole:
+            return Compact(0, True)
+        return Compact(turn_keep(s.values["min_keep_ratio"].num, replay.conversation()).keep,
+                       True)
+
+
+class ThresholdPolicy(Policy):
+    """What most agents do: at P % of the window keep the last N tokens (cut back to a
+    user message), or nothing for agents that summarise everything."""
+
+    def __init__(self, percent: float):
+        self.name = f"threshold:{percent:g}"
+        self.percent = percent
+
+    def before_request(self, replay: State, request: Request) -> Compact | None:
+        s = replay.setting
+        if replay.prompt_now(request) < s.window * self.percent / 100:
+            return None
+        if s.whole:
+            return Compact(0)
+        tokens, kinds = replay.context.token_list(), replay.context.kind_list()
+        kept, k = 0, 0
+        for t in reversed(tokens):
+            if kept >= s.keep_tokens:
+                break
+            kept += t
+            k += 1
+        while 0 < k < len(tokens) and kinds[-k] != USER:
+            k += 1                    # grow back until the window starts on a user line
+        return Compact(k)
+
+
+class SchedulePolicy(Policy):
+    """Compact exactly at the given points: (request index, "turn" or "request")."""
+
+    def __init__(self, points: set[tuple[int, str]], name: str = "schedule"):
+        self.points, self.name = points, name
+
+    def at_turn_end(self, replay: State, request: Request) -> Compact | None:
+        return Compact(0) if (replay.index, "turn") in self.points else None
+
+    def before_request(self, replay: State, request: Request) -> Compact | None:
+        return Compact(0) if (replay.index, "request") in self.points else None
+
+
+def make_policy(spec: str) -> Policy:
+    """``recorded``, ``dp``, ``never`` or ``threshold:P``."""
+    if spec == "recorded":
+        return RecordedPolicy()
+    if spec == "dp":
+        return DpPolicy()
+    if spec == "never":
+        return NeverPolicy()
+    if spec.startswith("threshold:"):
+        try:
+            percent = float(spec.split(":", 1)[1])
+        except ValueError:
+            percent = -1.0
+        if not 0 < percent <= 100:
+            raise UsageError(f"policy {spec!r}: P must be a percentage in (0, 100]")
+        return ThresholdPolicy(percent)
+    raise UsageError(f"unknown policy {spec!r} (recorded, dp, never or threshold:P)")

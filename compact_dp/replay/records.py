@@ -1,0 +1,122 @@
+"""What a replay records: every billed request, every compaction, and a run's totals.
+
+A ``Run`` is one policy over one session.  Its ``summary()`` is plain data (numbers and
+lists of numbers): what workers send back and ``--json`` prints.
+"""
+
+from __future__ import annotations
+
+
+class Billed:
+    """One billed request: its prompt split into reads, writes (at ``ttl``) and the
+    uncached rest, with its input and output costs."""
+
+    __slots__ = ("index", "time", "model", "prompt", "read", "written", "ttl",
+                 "input_cost", "output", "output_cost", "billed")
+
+    def __init__(self, index: int, time: float | None, model: str | None, prompt: float,
+                 read: float, written: float, ttl: str, input_cost: float, output: float,
+                 output_cost: float):
+        self.index, self.time, self.model, self.prompt = index, time, model, prompt
+        self.read, self.written, self.ttl = read, written, ttl
+        self.input_cost, self.output, self.output_cost = input_cost, output, output_cost
+        self.billed = True        # False: a summary request the recording does not show
+
+
+class Compacted:
+    """A compaction before request ``before``: its summary request and what it dropped."""
+
+    __slots__ = ("before", "time", "dropped_messages", "dropped_tokens", "kept_messages",
+                 "forced", "request")
+
+    def __init__(self, before: int, time: float | None, dropped_messages: int,
+                 dropped_tokens: float, kept_messages: int, forced: bool, request: Billed):
+        self.before, self.time = before, time
+        self.dropped_messages, self.dropped_tokens = dropped_messages, dropped_tokens
+        self.kept_messages, self.forced, self.request = kept_messages, forced, request
+
+
+class Run:
+    """One policy over one session."""
+
+    def __init__(self, policy: str):
+        self.policy = policy
+        self.requests: list[Billed] = []
+        self.compactions: list[Compacted] = []
+
+    def _all(self) -> list[Billed]:
+        return self.requests + [c.request for c in self.compactions]
+
+    @property
+    def input_cost(self) -> float:
+        """Every request's input side, the summary requests' included."""
+        return sum(r.input_cost for r in self._all())
+
+    @property
+    def output_cost(self) -> float:
+        return sum(r.output_cost for r in self._all())
+
+    @property
+    def summary_cost(self) -> float:
+        return sum(c.request.input_cost + c.request.output_cost for c in self.compactions)
+
+    @property
+    def unrecorded_cost(self) -> float:
+        """Input of the summary requests the recording does not show (no file of them
+        beside the session): left out when comparing with the recorded bill."""
+        return sum(c.request.input_cost for c in self.compactions if not c.request.billed)
+
+    @property
+    def summary_output_cost(self) -> float:
+        """The summaries written (S tokens each at the output price: a recorded summary's
+        own output count is a mid-stream snapshot, so S stands in for it too)."""
+        return sum(c.request.output_cost for c in self.compactions)
+
+    @property
+    def comparable_cost(self) -> float:
+        """What differs between policies: every request's input and the summaries' output
+        (the replies are the same under every policy)."""
+        return self.input_cost + self.summary_output_cost
+
+    @property
+    def peak_context(self) -> float:
+        return max((r.prompt for r in self.requests), default=0)
+
+    @property
+    def mean_context(self) -> float:
+        return sum(r.prompt for r in self.requests) / len(self.requests) \
+            if self.requests else 0.0
+
+    @property
+    def cache_hit_share(self) -> float:
+        total = sum(r.prompt for r in self._all())
+        return sum(r.read for r in self._all()) / total if total else 0.0
+
+    def summary(self, detail: bool = False) -> dict[str, object]:
+        """The run's totals (plain data); ``detail``: also every request's prompt
+        (``context``) and every compaction (``compaction_points``)."""
+        written = {"5m": 0.0, "1h": 0.0, "other": 0.0}
+        for r in self._all():
+            written[r.ttl if r.ttl in written else "other"] += r.written
+        return {"policy": self.policy, "requests": len(self.requests),
+                "compactions": len(self.compactions),
+                "forced": sum(c.forced for c in self.compactions),
+                "input_cost": self.input_cost, "output_cost": self.output_cost,
+                "summary_cost": self.summary_cost,
+                "summary_output_cost": self.summary_output_cost,
+                "unrecorded_cost": self.unrecorded_cost,
+                "comparable_cost": self.comparable_cost,
+                "total_cost": self.input_cost + self.output_cost,
+                "cache_read_tokens": sum(r.read for r in self._all()),
+                "cache_write_tokens": sum(r.written for r in self._all()),
+                "peak_context": self.peak_context, "mean_context": self.mean_context,
+                "cache_hit_share": self.cache_hit_share, **(self.detail() if detail else {})}
+
+    def detail(self) -> dict[str, object]:
+        return {"context": [r.prompt for r in self.requests],
+                "compaction_points": [
+                    {"request": c.before + 1, "time": c.time,
+                     "dropped_messages": c.dropped_messages,
+                     "dropped_tokens": c.dropped_tokens, "kept_messages": c.kept_messages,
+                     "forced": c.forced, "input_cost": c.request.input_cost,
+                     "output_cost": c.request.output_cost} for c in self.compactions]}

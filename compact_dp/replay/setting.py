@@ -1,0 +1,89 @@
+"""What every policy of one replayed session shares: the session, the parameters, the
+prices, where the agent can compact, what a compaction leaves, and the recorded cache
+events taken as given (docs/replay.md).
+"""
+
+from __future__ import annotations
+
+from ..agents import REQUEST, Agent
+from ..core.awkvalue import AwkValue
+from ..core.models import Model
+from ..pricing.table import Prices, defaults, find
+from ..sessions.model import Request, Session
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .bill import SessionFiles
+
+L_INSTR = 70            # the summary instruction's tokens (the model's l_instr)
+
+
+class Aftermath:
+    """What a compaction leaves: the tokens of the new context before any kept message
+    (the fixed prefix, the summary and what the agent re-injects) and how many of them are
+    still in the cache (the fixed prefix the summary request shared)."""
+
+    __slots__ = ("left", "cached", "source")
+
+    def __init__(self, left: float, cached: float, source: str):
+        self.left, self.cached, self.source = left, min(cached, left), source
+
+
+class Events:
+    """Recorded cache events at each request: a break caps reads, an outside cache gives
+    a minimum of reads."""
+
+    def __init__(self) -> None:
+        self.ceiling: dict[int, float] = {}
+        self.floor: dict[int, float] = {}
+
+
+class Setting:
+    """The session and the parameters every policy is replayed with."""
+
+    def __init__(self, session: Session, values: dict[str, AwkValue], model: Model,
+                 agent: Agent, *, whole: bool, keep_tokens: int, cache_ttl: str | None,
+                 price: str | None, summary_tokens: float, window: float,
+                 aftermath: Aftermath | None = None, points: str | None = None,
+                 hold_margin: float = 10.0, compaction_usage: list[Request] | None = None):
+        self.session, self.values, self.model, self.agent = session, values, model, agent
+        self.whole, self.keep_tokens, self.cache_ttl = whole, keep_tokens, cache_ttl
+        self.price, self.S, self.window = price, summary_tokens, window
+        self.points = points or agent.points
+        self.auto = None if self.points == REQUEST else agent.auto_threshold(window)
+        self.hold_limit = window * (1 - hold_margin / 100)
+        self.compaction_usage = compaction_usage or []
+        self._prices: dict[str | None, Prices] = {}
+        first = next((p for p in session.segment_prefixes if p is not None), None)
+        self.V0: float = values["V"].num if first is None else first
+        self.after = aftermath or Aftermath(self.V0 + self.S, self.V0,
+                                            "the fixed prefix and the summary")
+        self.events = Events()                  # filled by engine.recorded_events
+        self.files: SessionFiles | None = None  # the session's other files (bill.py)
+
+    def prices(self, model: str | None) -> Prices:
+        """The request's model's prices: --price, else the table, else the parameters."""
+        key = self.price or model
+        if key not in self._prices:
+            found = find(key) if key else None
+            v = self.values
+            self._prices[key] = found or defaults(v["p_input"].num, v["p_cache"].num,
+                                                  v["p_out"].num, v["max_context"].num)
+        return self._prices[key]
+
+    def recorded_prefix(self, request: Request) -> float:
+        """V of a request as recorded (its context's), else the first context's."""
+        prefixes = self.session.segment_prefixes
+        if request.segment < len(prefixes) and prefixes[request.segment] is not None:
+            return prefixes[request.segment]  # type: ignore[return-value]
+        return self.V0
+
+    def ttl_of(self, request: Request, previous: str) -> str:
+        """The TTL a request writes with: --cache-ttl, else what its usage shows, else the
+        previous one (the provider's default at first)."""
+        if self.cache_ttl:
+            return self.cache_ttl
+        u = request.usage
+        if u is not None and u.written:
+            return u.ttl
+        return previous
