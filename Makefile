@@ -6,7 +6,7 @@ READY  := $(VENV)/.ready
 EXAMPLE := golden/inputs/syn_400.jsonl
 STATS  := --turns 5 --requests 40 --input-tokens 400000
 
-.PHONY: demo test bench setup clean mutants readme examples
+.PHONY: demo test bench setup clean mutants readme examples calibrate
 
 # A regular (not editable) install, re-done when the sources change: an editable install
 # adds an import hook to every start of this venv's Python (~10 ms), and the tests time
@@ -44,6 +44,16 @@ test: $(READY)
 readme: $(READY)
 	$(BIN)/python examples/live_numbers.py --console
 	$(BIN)/python examples/live_numbers.py --write
+
+# The built-in profile, fitted on real sessions of other projects read in place
+# (deterministic: the same sessions give the same file).
+calibrate: $(READY)
+	@test -d ../shared/transcripts/corpus || { echo "make calibrate needs ../shared (the corpus)"; exit 2; }
+	corpus=$$(../shared/transcripts/corpus/unpack) && \
+	$(BIN)/compact-dp calibrate --fresh --output compact_dp/calibration/default.json \
+	  --source "make calibrate: real sessions of other projects" \
+	  "$$corpus/claude-code" "$$corpus/codex" ../shared/transcripts/claude-code && \
+	rm -f compact_dp/calibration/default.json.bak
 
 # The example sessions (deterministic).
 examples:

@@ -26,15 +26,15 @@ class Agent:
     """One agent's behaviour."""
 
     __slots__ = ("format", "model", "keep", "points", "auto_reserve", "auto_percent",
-                 "summary_tokens")
+                 "cache_ttl")
 
     def __init__(self, format: str, model: str, keep: str, points: str, *,
                  auto_reserve: float | None = None, auto_percent: float | None = None,
-                 summary_tokens: float | None = None):
+                 cache_ttl: str = "5m"):
         self.format, self.model, self.keep, self.points = format, model, keep, points
         self.auto_reserve = auto_reserve        # compacts itself this many tokens short
         self.auto_percent = auto_percent        # ... or at this share of the window
-        self.summary_tokens = summary_tokens    # S before the session shows its own
+        self.cache_ttl = cache_ttl              # its provider's, for a model not in the table
 
     def auto_threshold(self, window: float) -> float | None:
         """The prompt size at which the agent compacts by itself (None: it never does)."""
@@ -53,7 +53,7 @@ AGENTS = {a.format: a for a in (
     Agent("bash-agent", "v3.0.7", "best", REQUEST),
     Agent("openai", "v3.0.7", "best", REQUEST),
     Agent("claude-code", "cache-clock", "none", TURN, auto_reserve=33_000.0),
-    Agent("codex", "cache-clock", "none", TURN, auto_percent=90.0),
+    Agent("codex", "cache-clock", "none", TURN, auto_percent=90.0, cache_ttl="2h"),
 )}
 
 

@@ -4,7 +4,8 @@ Every front end — the awk form, the native command line, the Python API, repla
 policy, the Claude Code status line — asks its question through ``Ask`` and ``answer``,
 so the steps are assembled in one place (sqlite-utils' lesson: the CLI is a thin layer
 over the library).  This module stays as light as the core: the awk form imports it.
-``library`` adds sessions and the Python API on top.
+``question`` adds sessions (where each parameter comes from) on top, ``api`` the Python
+API.
 """
 
 from __future__ import annotations
@@ -46,13 +47,18 @@ class PolicyAsk:
 class Ask:
     """A question for the core: which model, which parameter values, which policy; for an
     agent that summarises the whole history ``whole``; for the cache-aware model the write
-    price and whether the cache is cold."""
+    price and whether the cache is cold; a forecast of the requests to come (``horizon``:
+    R and its source) instead of E × L."""
 
     def __init__(self, model: Model, values: dict[str, AwkValue],
                  policy: PolicyAsk | None = None, whole: bool = False,
-                 p_write: float | None = None, cold: bool = False):
+                 p_write: float | None = None, cold: bool = False,
+                 horizon: tuple[float, str] | None = None, unit: str = "line",
+                 words: dict[str, str] | None = None):
         self.model, self.values, self.policy, self.whole = model, values, policy, whole
-        self.p_write, self.cold = p_write, cold
+        self.p_write, self.cold, self.horizon = p_write, cold, horizon
+        self.unit = unit                   # what the conversation is made of, in words
+        self.words = words or {}           # where the caller's M came from, in words
 
 
 class Answer:
@@ -70,7 +76,8 @@ class Answer:
 def answer(ask: Ask, conv: Conversation) -> Answer:
     """Decide, then apply the policy if one was asked for."""
     decision = decide_conversation(ask.values, conv, ask.model, whole=ask.whole,
-                                   p_write=ask.p_write, cold=ask.cold)
+                                   p_write=ask.p_write, cold=ask.cold, horizon=ask.horizon,
+                                   unit=ask.unit, words=ask.words)
     if ask.policy is None:
         return Answer(decision)
     p = ask.policy
@@ -85,7 +92,7 @@ def awk_names(params: Mapping[str, object] | None) -> dict[str, object]:
     for key, value in (params or {}).items():
         name = key if key in BY_AWK else _BY_OPTION.get(key.replace("-", "_"))
         if name is None:
-            raise BadValue(f"unknown parameter {key!r}")
+            raise BadValue(key, "no such parameter")
         given[name] = value
     return given
 

@@ -32,7 +32,20 @@ class UsageError(CompactDpError):
 
 
 class BadValue(UsageError):
-    """A parameter value that is not valid for the native form or the Python API."""
+    """A parameter value that is not valid for the native form or the Python API.
+
+    ``where`` names it in the caller's words: a parameter as the Python API spells it
+    (``turns``, ``cache_ttl``) or an env var (``DP_R``).  The message says it so; on the
+    command line (``line``) a parameter is its option, ``--turns``, ``--cache-ttl``."""
+
+    def __init__(self, where: str, message: str):
+        super().__init__(f"{where}: {message}")
+        self.where, self.message = where, message
+
+    def line(self) -> str:
+        shown = self.where if self.where.isupper() or self.where.startswith("-") else \
+            "--" + self.where.replace("_", "-")
+        return f"{self.prefix}: {shown}: {self.message}"
 
 
 class InputError(CompactDpError):
@@ -49,7 +62,3 @@ class AwkFatal(CompactDpError):
     """What awk treats as a fatal run-time error (division by zero)."""
 
     prefix = "fatal"
-
-
-class OutputClosed(CompactDpError):
-    """Standard output went away before the answer was written."""

@@ -52,7 +52,7 @@ def replay_section(files: list[Path]) -> str:
     """The recorded bill, its simulation, and what dp and threshold:83 would have cost."""
     from compact_dp.core.models import get_model
     from compact_dp.replay.bill import recorded_bill
-    from compact_dp.replay.engine import replay_session, setting_for
+    from compact_dp.replay.run import replay_session, setting_for
     from compact_dp.replay.view import simulation_error
     from compact_dp.sessions.read import read_session
     rows = ["| session | requests | recorded bill (input) | replay of what happened | "

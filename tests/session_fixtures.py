@@ -54,6 +54,10 @@ class ClaudeSession:
         self.lines.append(dumps({"type": "file-history-snapshot", "messageId": "m",
                                  "snapshot": {"trackedFileBackups": {}}}))
 
+    def pause(self, seconds: float) -> None:
+        """Nothing happens for a while (the user is away): the next line comes later."""
+        self.t += seconds
+
     def user(self, text: str, turn: bool | None = None, **flags) -> None:
         """A user line; a human turn unless flagged, command markup, or said otherwise."""
         if turn is None:
@@ -148,8 +152,9 @@ def claude_session() -> ClaudeSession:
     s.response([text("Fixed it.")], (1, 1400, 23900), output=120)
     s.response([text("side")], (3, 500, 0), sidechain=True)          # a sub-agent's call
     s.system()
+    s.pause(400)                                                       # away 6.6 min
     s.user("now run the whole suite")                                  # turn 2
-    s.response([tool_use("t3", "pytest")], (1, 25600, 0), gap=400)    # cold after 6.6 min
+    s.response([tool_use("t3", "pytest")], (1, 25600, 0))             # a cold cache
     s.tool_result("t3", "120 passed")
     s.boundary("manual", 25700)
     s.user("This session is being continued from a previous conversation. Summary: " +

@@ -1,8 +1,9 @@
-"""The Python API: compact_dp.decide and compact_dp.should_compact, without a subprocess."""
+"""The Python API (docs/api.md): load a session, ask it, read the answer as --json does."""
 
 from __future__ import annotations
 
 import io
+import json
 import subprocess
 import sys
 
@@ -11,7 +12,8 @@ import pytest
 import compact_dp
 from compact_dp.errors import BadValue, CompactDpError, UsageError
 
-from .conftest import EXAMPLE, INPUTS, clean_env
+from .conftest import EXAMPLE, INPUTS, clean_env, run_main
+from .session_fixtures import claude_session
 
 STATS = {"turns": 5, "requests": 40, "input_tokens": 400000}
 
@@ -19,31 +21,53 @@ STATS = {"turns": 5, "requests": 40, "input_tokens": 400000}
 def test_every_kind_of_source_gives_the_same_decision():
     data = EXAMPLE.read_bytes()
     lines = data.rstrip(b"\n").split(b"\n")
-    answers = {compact_dp.decide(src, STATS).keep
-               for src in (EXAMPLE, str(EXAMPLE), data, io.BytesIO(data), lines,
-                           [x.decode() for x in lines])}
+    kept = [x + b"\n" for x in lines]                  # lines that keep their newline
+    sources = (EXAMPLE, str(EXAMPLE), data, io.BytesIO(data), lines,
+               [x.decode() for x in lines], kept, [x.decode() for x in kept])
+    answers = {compact_dp.load(src).decide(**STATS).keep for src in sources}
     assert answers == {54}
+    assert len(compact_dp.load(kept).recording.kinds) == 400        # not read twice
 
 
-def test_parameters_by_awk_or_option_name():
-    by_option = compact_dp.decide(EXAMPLE, {"turns": 5, "requests": 40, "input-tokens": 4e5})
-    by_awk = compact_dp.decide(EXAMPLE, {"t": "5", "total_requests": 40,
-                                         "total_input": 400000})
-    assert (by_option.keep, by_option.best_benefit) == (by_awk.keep, by_awk.best_benefit)
-    with pytest.raises(BadValue, match="unknown parameter"):
-        compact_dp.decide(EXAMPLE, {"turnz": 5})
-    with pytest.raises(BadValue, match="not a number"):
-        compact_dp.decide(EXAMPLE, {"turns": "five"})
-    with pytest.raises(BadValue, match="out of range"):
-        compact_dp.decide(EXAMPLE, {"retention": 1.5})
+def test_a_path_as_a_string_is_one_file_not_its_characters():
+    assert compact_dp.load(str(EXAMPLE)).recording.request_count > 0
+
+
+def test_a_text_mode_file_is_a_clear_error():
+    with open(EXAMPLE) as f, pytest.raises(BadValue, match="binary mode"):
+        compact_dp.load(f)
+    with pytest.raises(BadValue, match="not a path"):
+        compact_dp.load(42)                            # type: ignore[arg-type]
+
+
+def test_parameters_by_option_or_awk_name_and_errors_in_the_callers_words():
+    by_option = compact_dp.load(EXAMPLE).decide(turns=5, requests=40, input_tokens=4e5)
+    by_awk = compact_dp.load(EXAMPLE).decide(t="5", total_requests=40, total_input=400000)
+    assert (by_option.keep, by_option.benefit) == (by_awk.keep, by_awk.benefit)
+    session = compact_dp.load(EXAMPLE)
+    with pytest.raises(BadValue, match="^turnz: no such parameter$"):
+        session.decide(turnz=5)
+    with pytest.raises(BadValue, match="^turns: 'five' is not a number$"):
+        session.decide(turns="five")
+    with pytest.raises(BadValue, match="^retention: 1.5 is out of range"):
+        session.decide(retention=1.5)
+    with pytest.raises(BadValue, match="^keep: 'most'"):
+        session.decide(keep="most")
+
+
+def test_the_command_line_says_the_same_errors_as_options():
+    r = run_main("--retention", "1.5", str(EXAMPLE))
+    assert r.err.startswith("compact-dp: error: --retention: '1.5' is out of range")
+    r = run_main("--cache-ttl", "soon", str(EXAMPLE), "--model", "cache-clock")
+    assert "--cache-ttl:" in r.err
 
 
 def test_one_error_type_for_callers():
     """Every failure a caller can cause is a CompactDpError with its exit status."""
-    for call in (lambda: compact_dp.decide(EXAMPLE, {"turns": "x"}),
-                 lambda: compact_dp.decide(INPUTS / "missing.jsonl"),
-                 lambda: compact_dp.decide(EXAMPLE, model="v9"),
-                 lambda: compact_dp.should_compact(EXAMPLE, trigger="later")):
+    for call in (lambda: compact_dp.load(EXAMPLE).decide(turns="x"),
+                 lambda: compact_dp.load(INPUTS / "missing.jsonl"),
+                 lambda: compact_dp.load(EXAMPLE).decide(model="v9"),
+                 lambda: compact_dp.load(EXAMPLE).decide(trigger="later")):
         with pytest.raises(CompactDpError) as info:
             call()
         assert info.value.status == 2 and info.value.line().startswith(("error", "fatal"))
@@ -51,16 +75,28 @@ def test_one_error_type_for_callers():
 
 
 def test_env_only_when_asked():
-    plain = compact_dp.decide(EXAMPLE, STATS, model="v3.0.7")
-    small = compact_dp.decide(EXAMPLE, STATS, env={"DP_MIN_KEEP_RATIO": "0.5"})
+    session = compact_dp.load(EXAMPLE)
+    plain = session.decide(model="v3.0.7", **STATS)
+    small = session.decide(environ={"DP_MIN_KEEP_RATIO": "0.5"}, **STATS)
     assert plain.derived.min_keep == 48 and small.derived.min_keep == 200
 
 
-def test_should_compact_is_the_policy():
-    r = compact_dp.should_compact(EXAMPLE, "auto", 185000, STATS)
+def test_a_trigger_asks_for_the_agents_whole_policy():
+    r = compact_dp.load(EXAMPLE).decide(trigger="auto", context_tokens=185000, **STATS)
     assert (r.action, r.keep, r.forced, r.exit_status) == ("compact", 54, False, 0)
-    r = compact_dp.should_compact(INPUTS / "edge_no_user_lines.jsonl", "auto", 1000, STATS)
+    r = compact_dp.load(INPUTS / "edge_no_user_lines.jsonl").decide(
+        trigger="auto", context_tokens=1000, **STATS)
     assert (r.action, r.keep, r.exit_status) == ("skip", 0, 1)
+
+
+def test_as_dict_is_what_json_prints(tmp_path):
+    f = tmp_path / "s.jsonl"
+    f.write_bytes(claude_session().text())
+    now = 1_800_000_000.0
+    cli = json.loads(run_main("--json", "--now", str(now), str(f)).out)
+    api = compact_dp.load(f).decide(now=now).as_dict()
+    assert api == cli
+    assert api["schema_version"] == 1 and api["derived"]["horizon"] == "auto"
 
 
 def test_importing_the_package_is_light():

@@ -155,16 +155,15 @@ def test_statusline_colour_only_where_wanted(tmp_path):
 def test_statusline_never_outlives_its_budget(monkeypatch, tmp_path):
     """A transcript that takes too long gives the short line, not a hang."""
     import compact_dp.integrations.statusline as sl
-    assert pytest.raises(OutOfTime, _with_budget, lambda: slow(2.0)) or True
     monkeypatch.setattr(sl, "BUDGET", 0.05)
+    with pytest.raises(OutOfTime):
+        _with_budget(lambda: slow(2.0))
 
     def stuck(*a, **k):
         slow(2.0)
-    monkeypatch.setattr("compact_dp.sessions.incremental.read_incremental", stuck)
-    start = time.perf_counter()
+    monkeypatch.setattr("compact_dp.integrations.live.read_incremental", stuck)
     r = statusline(status_json(written_session(tmp_path)), tmp_path)
-    assert time.perf_counter() - start < 1.5
-    assert "too slow" in r.out and r.status == 0
+    assert "too slow" in r.out and r.status == 0 and r.out.count("\n") == 1
 
 
 def slow(seconds: float) -> None:

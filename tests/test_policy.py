@@ -30,11 +30,12 @@ def test_policy_follows_the_agent_for_every_recorded_agent_call(case):
     recorded_keep = int(case["stdout"] or 0)
     limit = force_limit(float(params.get("max_context", 200000)))
     assert limit == 180000
+    session = compact_dp.load(case["path"])
     for trigger in TRIGGERS:
         for ctx in (0, limit - 1, limit, limit + 1, 10 * limit):
             want = reference.policy(lines, recorded_keep, trigger, ctx, 200000, 0.12)
-            got = compact_dp.should_compact(case["path"], trigger, ctx, params,
-                                            model=case["profile"])
+            got = session.decide(trigger=trigger, context_tokens=ctx,
+                                 model=case["profile"], **params)
             assert (got.keep, got.exit_status) == want, (trigger, ctx)
             undecided = recorded_keep == 0 or recorded_keep >= len(lines)
             assert got.forced == (undecided and (trigger != "auto" or ctx > limit))

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from compact_dp.core.models import get_model
 from compact_dp.replay.batch import totals
 from compact_dp.replay.bill import recorded_bill
-from compact_dp.replay.engine import Replay, replay_session, setting_for
+from compact_dp.replay.engine import Replay
+from compact_dp.replay.run import replay_session, setting_for
 from compact_dp.replay.policies import make_policy
 from compact_dp.replay.svg import plot_svg
 from compact_dp.sessions.read import read_session
@@ -253,7 +254,7 @@ def test_the_fixture_bill_by_hand(tmp_path):
     assert run.input_cost - run.unrecorded_cost == pytest.approx(bill["input_cost"],
                                                                   rel=2e-3)
     cold = run.requests[3]                 # after a 6.6-minute pause: nothing read
-    assert cold.read == 0 and cold.written == cold.prompt
+    assert cold.read == 0 and (cold.written, cold.uncached) == (cold.prompt - 1, 1)
     assert run.requests[4].read == 0       # the first Haiku request: its own, empty cache
     assert setting.events.ceiling == {} and list(setting.events.floor) == [0]
 
@@ -269,8 +270,8 @@ def sessions(draw):
     models = ["claude-opus-4-6", "claude-haiku-4-5-20251001"]
     for _ in range(draw(st.integers(1, 25))):
         grow = draw(st.integers(10, 5000))
-        gap = draw(st.sampled_from([2.0, 30.0, 200.0, 301.0, 4000.0]))
-        s.response([text("x" * (grow // 2))], (1, grow, prompt), gap=gap,
+        s.pause(draw(st.sampled_from([0.0, 30.0, 200.0, 301.0, 316.0, 4000.0])))
+        s.response([text("x" * (grow // 2))], (1, grow, prompt),
                    model=draw(st.sampled_from(models)))
         prompt += grow + 1
         if draw(st.booleans()):
@@ -280,9 +281,9 @@ def sessions(draw):
 
 @given(built=sessions(), policy=st.sampled_from(["recorded", "dp", "never", "threshold:50"]))
 def test_billing_invariants(built, policy, tmp_path_factory):
-    """A read never exceeds what that model's cache holds (its last prompt); a cache idle
-    past its TTL reads nothing beyond what the recording itself read; reads and writes make
-    up every prompt."""
+    """A read never exceeds what that model's cache holds (its last prompt), but for a
+    recorded extension; a cache idle past its TTL reads nothing beyond what the recording
+    itself read; reads, writes and the uncached tail make up every prompt."""
     f = tmp_path_factory.mktemp("b") / "s.jsonl"
     f.write_bytes(built.text())
     session = read_session([str(f)])
@@ -294,17 +295,21 @@ def test_billing_invariants(built, policy, tmp_path_factory):
         order += [(c.request, None) for c in run.compactions if c.before == j]
         order.append((b, b.index))
     last: dict = {}
+    requests = session.requests
     for b, index in order:
-        assert b.read + b.written == pytest.approx(b.prompt)
+        assert b.read + b.written + b.uncached == pytest.approx(b.prompt)
         floor = setting.events.floor.get(index, 0) if index is not None else 0
         before = last.get(b.model)
         if before is None:
             assert b.read <= floor
         else:
-            assert b.read <= before.prompt
-            if b.time - before.time > 300 and before.ttl == "5m":
+            extended = setting.events.extend.get(index, 0) if index is not None else 0
+            assert b.read <= before[0].prompt + extended
+            # idle from the end of that model's last response to this one's sending
+            ended = requests[before[1]].done if before[1] is not None else before[0].time
+            if index is not None and b.time - ended > 300 + 15 and before[0].ttl == "5m":
                 assert b.read <= floor
-        last[b.model] = b
+        last[b.model] = (b, index)
 
 
 def test_costs_add_up_across_sessions():

@@ -51,28 +51,43 @@ def test_unseen_messages_are_sized_at_the_tokens_per_byte_so_far_rounded():
     assert s.tokens[2] == 334 and s.live_tokens == sum(s.tokens)   # 333.666, rounded
 
 
-def test_growth_with_no_new_message_goes_to_the_last_message_seen_or_to_the_prefix():
+def test_growth_with_no_new_message_is_an_adjustment_of_the_context():
     rec = Recorder("claude-code")
     rec.request(0, None, "m", [0, 5000, 0, 0, 5])            # nothing seen yet
-    rec.request(0, None, "m", [0, 100, 0, 5000, 5])          # grew: V takes it
+    rec.request(0, None, "m", [0, 100, 0, 5000, 5])          # grew: the context takes it
     rec.message(USER, 40)
     rec.request(1, None, "m", [0, 11, 0, 5100, 5])
     rec.request(1, None, "m", [0, 7, 0, 5111, 5])            # grew, no new message
     s = rec.session()
-    assert s.prefix == 5100 and s.tokens == [18]
+    assert s.prefix == 5000 and s.tokens == [11]             # V and sizes never change
+    assert [r.adjust for r in s.requests] == [0, 100, 0, 7]
+    assert s.live_tokens == 5118 - 5000
 
 
-def test_a_shrinking_prompt_takes_from_the_messages_seen_in_proportion():
+def test_a_shrinking_prompt_is_a_removal_and_new_messages_keep_their_estimate():
     rec = Recorder("claude-code")
     rec.message(USER, 100)
     rec.request(1, None, "m", [0, 1000, 0, 0, 5])
     rec.message(TOOL, 100)
     rec.message(TOOL, 300)
-    rec.request(3, None, "m", [0, 400, 0, 1000, 5])          # +400: 100 and 300
-    rec.request(3, None, "m", [0, 0, 0, 1200, 5])            # −200 from 26, 100, 300
+    rec.request(3, None, "m", [0, 400, 0, 1000, 5])          # +400: 100 and 300 (1/byte)
+    rec.message(TOOL, 50)
+    rec.request(4, None, "m", [0, 0, 0, 1250, 5])            # −150, with 50 new bytes
     s = rec.session()
-    assert s.tokens == [26 - 12, 100 - 47, 300 - 141] and s.prefix == 1000 - 26
-    assert s.prefix + sum(s.tokens) == 1200
+    assert s.tokens == [26, 100, 300, 50] and s.prefix == 1000 - 26
+    assert s.requests[-1].adjust == -200                     # 50 new, so 200 removed
+    assert s.prefix + sum(s.tokens) + sum(r.adjust for r in s.requests) == 1250
+    assert s.live_tokens == 1250 - s.prefix
+
+
+def test_a_removal_beyond_the_context_takes_the_rest_from_the_prefix():
+    rec = Recorder("claude-code")
+    rec.message(USER, 100)
+    rec.request(1, None, "m", [0, 1000, 0, 0, 5])
+    rec.request(1, None, "m", [0, 0, 0, 500, 5])             # a new session's prompt
+    s = rec.session()
+    assert s.live_tokens == 0 and s.prefix == 500
+    assert s.requests[-1].adjust == -26
 
 
 def test_a_context_that_ends_sizes_its_unseen_messages_at_the_tokens_per_byte_then():

@@ -134,10 +134,10 @@ def test_any_events_give_the_same_totals_kept_or_summed_and_resumed_anywhere(eve
 
 @settings(max_examples=300)
 @given(st.lists(event, max_size=60))
-def test_sizes_plus_the_prefix_are_the_last_prompt_and_every_prompt_of_a_growing_context(
-        events):
-    """The usage rule: within a context, V plus the sizes of the messages the last request
-    saw is its recorded prompt; while prompts only grow, that holds for every request."""
+def test_the_prefix_the_sizes_and_the_adjustments_are_every_recorded_prompt(events):
+    """The usage rule: within a context, V, the sizes of the messages a request saw and
+    the adjustments up to it sum to its recorded prompt — unless a removal emptied the
+    context and took from V — and no size changes once given."""
     rec = Recorder("claude-code", "usage", True)
     newest = -1
     for e in events:
@@ -158,17 +158,16 @@ def test_sizes_plus_the_prefix_are_the_last_prompt_and_every_prompt_of_a_growing
         if not reqs:
             continue
         V = s.segment_prefixes[seg]
-        seen, sums = start, []
+        seen, adjusted, sums = start, 0, []
         for r in reqs:
             seen = min(max(r.seen, seen), end)
-            sums.append((V + sum(s.tokens[start:seen]), r.usage.prompt, seen))
-        assert sums[-1][0] == sums[-1][1]
-        prompts = [p for _, p, _ in sums]
-        opens = [seen for _, _, seen in sums]
-        if prompts == sorted(prompts) and len(set(opens[1:])) == len(opens[1:]) and \
-                all(b > a for a, b in zip(opens, opens[1:])):
-            assert all(a == b for a, b, _ in sums)
-    assert s.live_tokens == sum(s.tokens[s.live_start:])
+            adjusted += r.adjust
+            sums.append((V + sum(s.tokens[start:seen]) + adjusted, r.usage.prompt))
+        if V == reqs[0].usage.prompt - sum(s.tokens[start:min(max(reqs[0].seen, start),
+                                                                  end)]):
+            assert all(a == b for a, b in sums)        # V was never taken from
+    assert s.live_tokens == sum(s.tokens[s.live_start:]) + sum(
+        r.adjust for r in s.requests if r.segment == len(s.compactions))
     assert s.live_user_count == sum(1 for k in s.kinds[s.live_start:] if k == USER)
 
 
@@ -195,7 +194,7 @@ def test_the_summary_of_a_compaction_is_its_opening_context_at_its_first_size():
     # far (none: the context before grew by no request), so by the bytes rule; the later
     # shrink does not change the summary
     assert summary == (4000 + 3) // 4 + 1 + (8000 + 3) // 4 + 1
-    assert s.tokens[2] + s.tokens[3] < summary
+    assert s.tokens[2] + s.tokens[3] == summary and s.requests[-1].adjust < 0
 
 
 # --- the status line's saved state -------------------------------------------------------------

@@ -22,6 +22,10 @@ def run(name: str, argv: list[str], env: Env) -> int:
         from .replay import build
     elif name == "prices":
         from .prices import build
+    elif name == "calibrate":
+        from .calibrate import build
+    elif name == "backtest":
+        from .backtest import build
     elif name == "install":
         from .install import build_install as build
     elif name == "uninstall":

@@ -17,8 +17,8 @@ import sys
 from ..environment import Env
 from ..errors import EXIT_ERROR, EXIT_INTERRUPTED, CompactDpError, UsageError
 
-COMMANDS = ("replay", "prices", "statusline", "hook", "install", "uninstall", "help",
-            "hooks")
+COMMANDS = ("replay", "backtest", "calibrate", "prices", "statusline", "hook", "install",
+            "uninstall", "help", "hooks")
 
 
 def is_awk_form(argv: list[str]) -> bool:

@@ -12,7 +12,7 @@ from ..core.awkvalue import looks_numeric
 from ..core.params import BY_AWK, strict_number
 from ..core.policy import DEFAULT_FORCE_PERCENT, TRIGGERS
 from ..engine import PolicyAsk, model_named
-from ..library import decide_session
+from ..question import Options, decide_session
 from ..sessions.read import read_session
 from ..environment import Env
 from ..errors import UsageError
@@ -57,10 +57,11 @@ def run(argv: list[str], env: Env) -> int:
                            args.text("tokens") or "auto", env.stdin)
     for warning in session.warnings:
         env.warn(warning)
-    result, question = decide_session(
-        session, _params_only(given), model=args.text("model"), env=env.environ,
-        policy=policy, keep=args.text("keep") or "auto", price=args.text("price"),
-        cache_ttl=args.text("cache_ttl"), p_write=p_write_of(args), now=now_of(args))
+    result, question = decide_session(session, Options(
+        _params_only(given), model=args.text("model"), environ=env.environ, policy=policy,
+        keep=args.text("keep") or "auto", price=args.text("price"),
+        cache_ttl=args.text("cache_ttl"), p_write=p_write_of(args), now=now_of(args),
+        horizon=args.text("horizon")))
     for warning in question.warnings:
         env.warn(warning)
     output = JSON if args.flag("json") else EXPLAIN if args.flag("explain") else PLAIN

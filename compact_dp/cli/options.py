@@ -78,8 +78,12 @@ CACHE = [
     Option("--now", "now", "the moment of the decision, for the cache's state: ISO 8601 or "
            "seconds since 1970 (default: now)", metavar="TIME"),
 ]
+HORIZON = Option("--horizon", "horizon", "the requests still to come, R: seed (E × L, "
+                 "bash-agent's rule), auto (forecast from the requests so far, fitted on real "
+                 "sessions; the default for cache-clock on a session with usage) or a number",
+                 metavar="seed|auto|N")
 DECIDE_OPTIONS = [FORMAT, TOKENS, MODEL, KEEP, JSON, EXPLAIN, *POLICY, *param_options(),
-                  *CACHE, HELP, VERSION]
+                  *CACHE, HORIZON, HELP, VERSION]
 
 
 class Parsed:

@@ -56,8 +56,9 @@ def build(env: Env):
 def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_out: bool,
                    given: dict[str, str]) -> int:
     from ..core.params import BY_AWK, native_values
-    from ..replay.batch import Options, find_sessions
-    from ..replay.policies import make_policy
+    from ..history import find_sessions
+    from ..replay.batch import Options
+    from ..replay.run import policy_for as make_policy
     from ..sessions.read import TOKEN_MODES
 
     if not paths:

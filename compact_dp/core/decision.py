@@ -57,20 +57,28 @@ def align_to_user_line(keep: int, nr: int, users: list[int]) -> int:
 
 def decide_conversation(values: dict[str, AwkValue], conv: Conversation, model: Model,
                         *, whole: bool = False, p_write: float | None = None,
-                        cold: bool = False) -> Decision:
+                        cold: bool = False, horizon: tuple[float, str] | None = None,
+                        unit: str = "line", words: dict[str, str] | None = None
+                        ) -> Decision:
     """The decision: the lines to keep (0 = do not compact), with every number behind it.
 
     ``whole``: the agent keeps no message when it compacts (Claude Code), so only *whether*
     to compact now is decided.  ``p_write``, ``cold``: the cache-aware model's write price
     and whether the cache expired since the last request (ignored by the other models).
+    ``horizon``: R and its source, when a forecast replaces E × L (core.horizon).
+    ``unit``: what the conversation is made of, in words; ``words``: where the caller's M
+    came from.
     """
     if model.turn_keep:
         return turn_keep(values["ratio"].num, conv)
     NR, T = conv.nr, conv.total
     dec = Decision(model, NR, T, conv.user_count(model.v2_users), conv, whole)
+    dec.unit = unit
     if NR == 0:
         return dec
-    d = derive(values, conv, model)
+    d = derive(values, conv, model, horizon)
+    if words and d.M is not None and "M" in words:
+        d.sources["M"] = words["M"]
     if model.cache_aware:
         d.p_write, d.cold = p_write, cold
     dec.derived = d

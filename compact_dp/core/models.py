@@ -97,8 +97,10 @@ def _check_divisor(x: float, where: str) -> None:
         raise AwkFatal(f"division by zero in {where}")
 
 
-def derive(values: dict[str, AwkValue], conv: Conversation, model: Model) -> Derived:
-    """Steps 2–9, comparisons done with awk's rules for each value's nature."""
+def derive(values: dict[str, AwkValue], conv: Conversation, model: Model,
+           horizon: tuple[float, str] | None = None) -> Derived:
+    """Steps 2–9, comparisons done with awk's rules for each value's nature.  ``horizon``:
+    R from a forecast (and where it came from) instead of E × L (core.horizon)."""
     g = {n: values[n] for n in ("t", "total_requests", "total_compact", "total_input",
                                 "baseline_e", "e_fixed", "L_fixed")}
     src: dict[str, str] = {}
@@ -131,6 +133,9 @@ def derive(values: dict[str, AwkValue], conv: Conversation, model: Model) -> Der
         avg, src["avg"] = 4000.0, "default (no stats)"
     c = g["total_compact"].num
     R = E * L
+    src["R"] = "seed: E × L"
+    if horizon is not None:
+        R, src["R"] = horizon
     r_t = compounded_retention(values["r"].num, c)
     N_remain = R * avg
     p_input = values["p_input"].num

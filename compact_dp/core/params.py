@@ -48,7 +48,7 @@ class Param:
         if ok and self.whole:
             ok = x == math.floor(x)
         if not ok:
-            raise BadValue(f"{where}: {raw!r} is out of range (must be {self.rule()})")
+            raise BadValue(where, f"{raw!r} is out of range (must be {self.rule()})")
         return x
 
 
@@ -91,10 +91,10 @@ DEFAULTS = {p.awk: p.default for p in PARAMS if p.in_awk}          # the awk's o
 def strict_number(text: str, where: str) -> float:
     """Parse a native-form value: a finite decimal number or a clear error naming ``where``."""
     if not looks_numeric(text):
-        raise BadValue(f"{where}: {text!r} is not a number")
+        raise BadValue(where, f"{text!r} is not a number")
     x = float(text.strip())
     if not math.isfinite(x):
-        raise BadValue(f"{where}: {text!r} is not a finite number")
+        raise BadValue(where, f"{text!r} is not a finite number")
     return x
 
 
@@ -110,16 +110,16 @@ def native_values(given: Mapping[str, object], env: Mapping[str, str] | None = N
     values: dict[str, AwkValue] = {}
     for p in PARAMS:
         raw = given.get(p.awk)
-        where = "--" + p.option
+        where = p.option.replace("-", "_")
         if raw is None and p.env and env.get(p.env, ""):
             raw, where = env[p.env], p.env
         if raw is None:
             raw = p.default
         if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
-            raise BadValue(f"{where}: {raw!r} is not a number")
+            raise BadValue(where, f"{raw!r} is not a number")
         x = float(raw) if not isinstance(raw, str) else strict_number(raw, where)
         if not math.isfinite(x):
-            raise BadValue(f"{where}: {raw!r} is not a finite number")
+            raise BadValue(where, f"{raw!r} is not a finite number")
         values[p.awk] = AwkValue.number(p.check(x, where, raw))
     values["ratio"] = values["min_keep_ratio"]
     return values

@@ -77,5 +77,10 @@ class Terms:
         self.info_loss, self.quality, self.rewrite = info_loss, quality, rewrite
         self.benefit = benefit
 
+    @property
+    def billed(self) -> float:
+        """What compacting changes on the bill: ① − ② − ③ + ⓪ (④ and ⑤ are not billed)."""
+        return self.savings - self.cache_miss - self.compact_cost + self.rewrite
+
     def __repr__(self) -> str:
         return f"Terms(k={self.k}, K={self.K}, benefit={self.benefit!r})"

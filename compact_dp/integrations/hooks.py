@@ -34,7 +34,7 @@ the window.
 
 
 def _decide(hook: dict, environ):
-    from ..library import decide_transcript
+    from .live import decide_transcript
     path = hook.get("transcript_path")
     if not isinstance(path, str) or not path:
         return None, None

@@ -153,7 +153,7 @@ def status_line(status: dict, environ, now: float, colour: bool) -> str:
     problem = None
     if isinstance(path, str) and path:
         try:
-            from ..library import decide_transcript
+            from .live import decide_transcript
             reading, answered, question = decide_transcript(path, environ, READING, now)
             session = reading.session
             if answered is None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 
 TABLE_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prices.json")
-TTL_SECONDS = {"5m": 300.0, "30m": 1800.0, "1h": 3600.0}
+TTL_SECONDS = {"5m": 300.0, "30m": 1800.0, "1h": 3600.0, "2h": 7200.0}
 LONG_CONTEXT = 1_000_000            # a "[1m]" model id: the 1M-token window
 
 _TABLE: dict | None = None
@@ -128,7 +128,7 @@ def find(model: str | None) -> Prices | None:
 
 
 def defaults(p_input: float, p_cache: float, p_out: float, window: float,
-             model: str = "(defaults)") -> Prices:
-    """Prices from the parameters (no write premium, a 5-minute TTL)."""
-    return Prices(model, "unknown", p_input, p_out, p_cache, None, "5m", int(window),
+             model: str = "(defaults)", ttl: str = "5m") -> Prices:
+    """Prices from the parameters (no write premium; the agent's provider's TTL)."""
+    return Prices(model, "unknown", p_input, p_out, p_cache, None, ttl, int(window),
                   known=False)

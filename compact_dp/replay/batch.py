@@ -10,8 +10,6 @@ are not sessions are skipped with a count, so one stray file does not stop a tho
 
 from __future__ import annotations
 
-import os
-
 from ..core.models import Model
 from ..errors import CompactDpError, FormatError, UsageError
 
@@ -33,22 +31,6 @@ class Options:
         self.environ = environ
 
 
-def find_sessions(paths: list[str]) -> list[str]:
-    """The files to replay: files as given; folders searched recursively for *.jsonl and
-    *.json, leaving out sub-agents' ``subagents/`` folders."""
-    out: list[str] = []
-    for path in paths:
-        if not os.path.isdir(path):
-            out.append(path)
-            continue
-        found = []
-        for root, dirs, files in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if d != "subagents")
-            found += [os.path.join(root, f) for f in files if f.endswith((".jsonl", ".json"))]
-        out += sorted(found)
-    return out
-
-
 def replay_file(path: str, options: Options, detail: bool = True) -> dict:
     """One session: its facts, the recorded bill (with usage), and every policy's run
     summary (``detail``: with every request's prompt and every compaction)."""
@@ -56,7 +38,7 @@ def replay_file(path: str, options: Options, detail: bool = True) -> dict:
     from ..engine import model_named
     from ..sessions.read import read_session
     from .bill import recorded_bill
-    from .engine import replay_session, setting_for
+    from .run import replay_session, setting_for
 
     session = read_session([path], options.format, options.tokens)
     agent = agent_of(session.format)

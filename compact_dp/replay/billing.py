@@ -3,7 +3,8 @@
 * Each model has its own cache: the leading tokens of the prompt it last saw, when it was
   last used, and the TTL its writes had.
 * A request reads from that cache what its prompt shares with it — provided the cache was
-  used within its TTL (``warm``; a hit refreshes it) — in the provider's steps: OpenAI
+  used within its TTL (``warm``, on the clock of pricing.clock; a hit refreshes it) — in
+  the provider's steps: OpenAI
   caches prefixes of at least 1,024 tokens in 128-token blocks (``cache_min``,
   ``cache_block`` of the price table); Anthropic any length.
 * The rest of the prompt is written at the write price of the TTL — or billed as uncached
@@ -13,12 +14,8 @@
 
 from __future__ import annotations
 
+from ..pricing.clock import is_warm
 from ..pricing.table import Prices, parse_ttl
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    pass
-
 
 class Cache:
     """One model's cache: how many leading tokens of the current context it holds, when it
@@ -34,11 +31,9 @@ class Cache:
 
 
 def warm(cache: Cache | None, time: float | None) -> bool:
-    """The cache still holds its tokens at ``time``: used within its TTL (the TTL itself
-    included); without timestamps it never expires."""
-    if cache is None:
-        return False
-    return time is None or cache.last is None or time - cache.last <= parse_ttl(cache.ttl)
+    """The cache still holds its tokens when a request is sent at ``time`` (the clock's
+    rule, pricing.clock.is_warm)."""
+    return cache is not None and is_warm(cache.last, time, parse_ttl(cache.ttl))
 
 
 def cached_part(shared: float, prices: Prices) -> float:

@@ -17,32 +17,38 @@ empty) gives that many tokens as read.
 
 from __future__ import annotations
 
-from ..agents import TURN, agent_of
-from ..core.models import Model
+from ..agents import TURN
 from ..core.scan import Conversation
-from ..sessions.model import ASSISTANT, CONTEXT, USER, Compaction, Request, Session
+from ..sessions.model import ASSISTANT, CONTEXT, TOOL, USER, Compaction, Request
 from .billing import Cache, input_cost, output_cost, readable
-from .policies import Policy, RecordedPolicy, make_policy
+from .policies import Policy, RecordedPolicy
 from .records import Billed, Compacted, Run
-from .setting import L_INSTR, Aftermath, Events, Setting
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Mapping
+from .setting import L_INSTR, Events, Setting
 
 BREAK_TOLERANCE = 256   # reads this much below a warm cache are not a break (the tail)
+EXTENSION_TOKENS = 32   # reads this much past a warm cache are an extension (Anthropic)
+EXTENSION_BLOCKS = 256  # ... where the cache works in 128-token blocks (OpenAI)
 
 
 class Context:
     """The messages a policy's context holds: always their count, tokens and human turns;
-    their indices too where messages may be kept (``listed``)."""
+    their indices too where messages may be kept (``listed``).  ``extra``: the recorded
+    adjustments since the context began (growth with no message, removals), part of the
+    history a compaction replaces."""
 
-    __slots__ = ("tokens", "kinds", "listed", "indices", "total", "count", "users")
+    __slots__ = ("tokens", "kinds", "listed", "indices", "total", "count", "users", "extra")
 
     def __init__(self, tokens: list[int], kinds: list[str], listed: bool):
         self.tokens, self.kinds, self.listed = tokens, kinds, listed
         self.indices: list[int] = []
-        self.total = self.count = self.users = 0
+        self.total = self.count = self.users = self.extra = 0
+
+    def adjust(self, tokens: int) -> None:
+        """A request's recorded adjustment; a removal takes no more than the context holds
+        (never the policy's own prefix or summary)."""
+        tokens = max(tokens, -self.total)
+        self.total += tokens
+        self.extra += tokens
 
     def add(self, i: int) -> None:
         self.total += self.tokens[i]
@@ -52,19 +58,22 @@ class Context:
             self.indices.append(i)
 
     def dropped(self, keep: int) -> float:
-        """The tokens keeping only the last ``keep`` messages would drop."""
+        """The tokens keeping only the last ``keep`` messages would drop (the adjustments
+        go with the history)."""
         if not keep:
             return float(self.total)
-        return float(sum(self.tokens[i] for i in self.indices[:len(self.indices) - keep]))
+        return float(sum(self.tokens[i] for i in self.indices[:len(self.indices) - keep])
+                     + self.extra)
 
     def keep_last(self, keep: int) -> None:
         """Drop all but the last ``keep`` messages."""
         if not keep:
-            self.indices, self.total, self.count, self.users = [], 0, 0, 0
+            self.indices, self.total, self.count, self.users, self.extra = [], 0, 0, 0, 0
             return
         drop = self.indices[:len(self.indices) - keep]
         self.indices = self.indices[len(drop):]
-        self.total -= sum(self.tokens[i] for i in drop)
+        self.total -= sum(self.tokens[i] for i in drop) + self.extra
+        self.extra = 0
         self.count -= len(drop)
         self.users -= sum(1 for i in drop if self.kinds[i] == USER)
 
@@ -101,6 +110,8 @@ class Replay:
         self.last_model: str | None = None
         self.skip_context = False         # dropping a recorded compaction's summary
         self.index = 0                    # the request about to be billed
+        self.spent = 0.0                  # what the run was billed so far, comparably:
+        #                                   input, and the summaries' output
 
     # --- what policies see ---------------------------------------------------------------
 
@@ -127,7 +138,11 @@ class Replay:
         boundaries = {c.at: c for c in session.compactions}
         recorded_summaries = iter(s.compaction_usage)
         kinds = session.kinds
-        turn_points = s.points == TURN and not self.policy.recorded
+        turn_ends = set(session.turn_requests()) if s.points == TURN and \
+            not self.policy.recorded else set()
+        touches: dict[int, list[float]] = {}
+        for j, when in session.touches:
+            touches.setdefault(j, []).append(when)
         cursor = 0
         self.ttl = s.cache_ttl or s.prices(session.model).default_ttl
         for j, request in enumerate(session.requests):
@@ -138,11 +153,14 @@ class Replay:
                 if i in boundaries:
                     self._recorded_boundary(request, next(recorded_summaries, None),
                                             boundaries[i])
-                if turn_points and not turn_end and j and kinds[i] == USER:
+                if j in turn_ends and not turn_end and kinds[i] == USER:
                     turn_end = True
                     self._offer(self.policy.at_turn_end(self, request), request)
                 self._arrive(i)
             cursor = seen
+            for when in touches.get(j, ()):
+                self._touch(when)
+            self.context.adjust(request.adjust)
             if not self.policy.recorded:
                 self._offer(self.policy.before_request(self, request), request)
             self._bill(j, request)
@@ -180,32 +198,39 @@ class Replay:
             return
         self._compact(request, 0, False, recorded=usage, boundary=boundary)
 
-    def _compact(self, request: Request, keep: int, forced: bool,
-                 recorded: Request | None = None, boundary: Compaction | None = None) -> None:
-        """A summary request over the context, then keep its last ``keep`` messages.  It
-        runs on the model the conversation was using, at the moment of the compaction."""
+    def summary_bill(self, request: Request, keep: int = 0, recorded: Request | None = None,
+                     boundary: Compaction | None = None) -> Billed:
+        """The summary request a compaction now would make, keeping the last ``keep``
+        messages (nothing changes): it runs on the model the conversation was using, at
+        the moment of the compaction, and reads what that model's cache holds."""
         s = self.setting
-        count = self.context.count
-        prefix = self.prefix_now(request)
         model = recorded.model if recorded is not None and recorded.model else \
             self.last_model if boundary is not None and self.last_model else request.model
-        prices = s.prices(model)
         time = recorded.time if recorded is not None and recorded.time is not None \
             else boundary.time if boundary is not None and boundary.time is not None \
-            else request.time
-        dropped = self.context.dropped(keep)
+            else request.sent
         if recorded is not None and recorded.usage is not None:
             u = recorded.usage                 # the recorded summary request, as billed
-            billed = self._charge(self.compactions, time, model, u.prompt, u.read, u.ttl,
-                                  s.S, uncached=u.input, write_1h=u.write_1h)
-        else:
-            prompt = prefix + dropped + L_INSTR
-            read = readable(self.caches.get(model), time, prompt, prices)
-            billed = self._charge(self.compactions, time, model, prompt, read, self.ttl, s.S)
-            billed.billed = not self.policy.recorded
-        self.caches[model] = Cache(billed.prompt, time, billed.ttl)
+            return self._charge(self.compactions, time, model, u.prompt, u.read, u.ttl,
+                                s.S, uncached=u.input, write_1h=u.write_1h)
+        prompt = self.prefix_now(request) + self.context.dropped(keep) + L_INSTR
+        read = readable(self.caches.get(model), time, prompt, s.prices(model))
+        billed = self._charge(self.compactions, time, model, prompt, read, self.ttl, s.S)
+        billed.billed = not self.policy.recorded
+        return billed
+
+    def _compact(self, request: Request, keep: int, forced: bool,
+                 recorded: Request | None = None, boundary: Compaction | None = None) -> None:
+        """A summary request over the context, then keep its last ``keep`` messages; only
+        what the compaction leaves is still cached."""
+        s = self.setting
+        count = self.context.count
+        billed = self.summary_bill(request, keep, recorded, boundary)
+        dropped = self.context.dropped(keep)
+        self.caches[billed.model] = Cache(billed.prompt, billed.time, billed.ttl)
         self.context.keep_last(keep)
-        self.result.compactions.append(Compacted(len(self.result.requests), time,
+        self.spent += billed.input_cost + billed.output_cost
+        self.result.compactions.append(Compacted(len(self.result.requests), billed.time,
                                                  count - self.context.count, dropped,
                                                  keep, forced, billed))
         cached = s.after.cached
@@ -224,28 +249,55 @@ class Replay:
         written = max(0.0, prompt - read - uncached)
         return Billed(index, time, model, prompt, read, written, ttl,
                       input_cost(prices, read, written, ttl, uncached, write_1h), output,
-                      output_cost(prices, output))
+                      output_cost(prices, output), uncached)
 
     def _bill(self, j: int, request: Request) -> None:
         s = self.setting
         self.ttl = s.ttl_of(request, self.ttl)
         prompt = self.prompt_now(request)
-        read = readable(self.caches.get(request.model), request.time, prompt,
+        if self.policy.recorded and request.usage is not None:
+            prompt = float(request.usage.prompt)     # what happened, exactly
+        read = readable(self.caches.get(request.model), request.sent, prompt,
                         s.prices(request.model))
         if j in self.events.ceiling:
             read = min(read, self.events.ceiling[j])
+        if j in self.events.extend and read > 0:
+            read = min(prompt, read + self.events.extend[j])
         if j in self.events.floor:
             shared = prompt if not self.diverged else min(prompt, s.recorded_prefix(request))
             read = max(read, min(self.events.floor[j], shared))
-        output = float(request.usage.output) if request.usage is not None else \
-            self._reply_tokens(request)
-        billed = self._charge(j, request.time, request.model, prompt, read, self.ttl, output)
-        self.caches[request.model] = Cache(prompt, request.time, self.ttl)
+        u = request.usage
+        output = float(u.output) if u is not None else self._reply_tokens(request)
+        # the client's uncached tail (tokens after its last cache breakpoint, where writes
+        # are priced apart), the same under any policy: billed as input, and not in the
+        # cache afterwards.  Without a write premium every uncached token is cached.
+        prices = s.prices(request.model)
+        tail = min(float(u.input), prompt - read) if u is not None and prices.cache_write \
+            else 0.0
+        billed = self._charge(j, request.sent, request.model, prompt, read, self.ttl, output,
+                              uncached=tail)
+        self.caches[request.model] = Cache(prompt - tail, request.done, self.ttl)
         self.result.requests.append(billed)
+        self.spent += billed.input_cost
         self.requests += 1
         self.billed_input += prompt
         self.last_prompt = prompt
         self.last_model = request.model
+
+    def _touch(self, time: float) -> None:
+        """A prompt sent and answered by nothing still read and wrote the cache of the
+        model in use; no recording shows its bill (it stays out of the simulation error)."""
+        model = self.last_model
+        prices = self.setting.prices(model)
+        prompt = self.prefix_now(self.setting.session.requests[self.index]) + \
+            self.context.total
+        read = readable(self.caches.get(model), time, prompt, prices)
+        billed = self._charge(len(self.result.touches), time, model, prompt, read,
+                              self.ttl, 0.0)
+        billed.billed = False
+        self.caches[model] = Cache(prompt, time, self.ttl)
+        self.result.touches.append(billed)
+        self.spent += billed.input_cost
 
     def _reply_tokens(self, request: Request) -> float:
         """Without usage, the output is the size of the reply that answered the request."""
@@ -256,50 +308,35 @@ class Replay:
 
 
 def recorded_events(setting: Setting) -> Events:
-    """Compare the recording with a replay of what happened under the cache rules alone."""
+    """Compare the recording with a replay of what happened under the cache rules alone;
+    where they disagree by more than a tolerance, the recording is an event.  A break
+    (reads below a warm cache's), an outside cache (reads where the rules' cache is empty:
+    at a model's first request, or at most the fixed prefix), an extension (a warm cache
+    that reads past what it held: the client cached the finished reply, which Claude Code
+    does after a turn's last reply, never right after a tool result)."""
     events = Events()
     session = setting.session
     if not session.has_usage:
         return events
     pure = Replay(setting, RecordedPolicy(), events=None).run()
+    used: set[str | None] = set()
+    done = 0
     for billed, request in zip(pure.requests, session.requests):
+        seen = max(request.seen, done)
+        tool = TOOL in session.kinds[done:seen]
+        done = seen
         u = request.usage
+        first = request.model not in used
+        used.add(request.model)
         if u is None:
             continue
         if billed.read > u.read + BREAK_TOLERANCE:
             events.ceiling[billed.index] = float(u.read)
-        elif billed.read < u.read <= setting.recorded_prefix(request):
+        elif billed.read == 0 < u.read and (first or u.read <= setting.recorded_prefix(request)):
             events.floor[billed.index] = float(u.read)
+        elif billed.read > 0:
+            blocked = setting.prices(request.model).cache_block is not None
+            if u.read - billed.read > (EXTENSION_BLOCKS if blocked else EXTENSION_TOKENS) \
+                    and (blocked or not tool):
+                events.extend[billed.index] = float(u.read - billed.read)
     return events
-
-
-def replay_session(setting: Setting, policies: list[str]) -> list[Run]:
-    """Every policy over one session (the recorded events found once, shared by all)."""
-    return [Replay(setting, make_policy(p), setting.events).run() for p in policies]
-
-
-def setting_for(session: Session, params: Mapping[str, object], model: Model, whole: bool,
-                keep_tokens: int, cache_ttl: str | None, price: str | None,
-                env: Mapping[str, str] | None = None, points: str | None = None) -> Setting:
-    """The replay's setting, from the same sources as the decision (library.session_ask):
-    the parameters, what the session's own compactions left (else the agent's figures),
-    and the recorded cache events."""
-    from ..library import session_ask
-    from .bill import SessionFiles
-    question = session_ask(session, params, model, env, keep="none" if whole else "best",
-                           price=price, cache_ttl=cache_ttl)
-    values = question.ask.values
-    files = SessionFiles(session)
-    V0 = next((p for p in session.segment_prefixes if p is not None), values["V"].num)
-    S = values["S"].num
-    left, cached = values["after_tokens"].num, values["after_cached"].num
-    after = Aftermath(left if left > 0 else V0 + S, cached if cached > 0 else V0,
-                      question.sources.get("after_tokens", (0, "the fixed prefix and the "
-                                                              "summary"))[1])
-    setting = Setting(session, values, model, agent_of(session.format), whole=whole,
-                      keep_tokens=keep_tokens, cache_ttl=cache_ttl, price=price,
-                      summary_tokens=S, window=values["max_context"].num, aftermath=after,
-                      points=points, compaction_usage=files.compaction_requests)
-    setting.files = files
-    setting.events = recorded_events(setting)
-    return setting

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ..core.scan import Conversation
     from ..engine import Answer
     from .billing import Cache
+    from .records import Billed
     from .setting import Setting
 
     class Context(Protocol):
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
         ttl: str
         caches: dict[str | None, Cache]
         index: int
+        spent: float
 
         @property
         def context(self) -> Context: ...
@@ -62,6 +64,8 @@ if TYPE_CHECKING:
         def prefix_now(self, request: Request) -> float: ...
 
         def prompt_now(self, request: Request) -> float: ...
+
+        def summary_bill(self, request: Request, keep: int = 0) -> Billed: ...
 
 
 class Compact:
@@ -91,23 +95,32 @@ class RecordedPolicy(Policy):
     recorded = True
 
 
+def stats_values(s: Setting, model: str | None, turns: float, requests: float,
+                 compactions: float, billed: float) -> dict[str, AwkValue]:
+    """The decision's parameters at a moment of the replay: the setting's, with the
+    running stats and the prices of the model the next request uses."""
+    prices = s.prices(model)
+    v = dict(s.values)
+    numbers = {"t": turns, "total_requests": requests, "total_compact": compactions,
+               "total_input": billed, "V": s.V0, "S": s.S, "p_input": prices.input,
+               "p_cache": prices.cache_read, "p_out": prices.output, "max_context": s.window}
+    for name, x in numbers.items():
+        v[name] = AwkValue.number(x)
+    return v
+
+
 def ask_decision(replay: State, request: Request, policy: PolicyAsk | None = None
                  ) -> Answer:
     """The decision the agent would have seen now, with its running stats."""
     s = replay.setting
     prices = s.prices(request.model)
-    v = dict(s.values)
-    numbers = {"t": replay.turns, "total_requests": replay.requests,
-               "total_compact": replay.compactions, "total_input": replay.billed_input,
-               "V": s.V0, "S": s.S, "p_input": prices.input, "p_cache": prices.cache_read,
-               "p_out": prices.output, "max_context": s.window}
-    for name, x in numbers.items():
-        v[name] = AwkValue.number(x)
+    v = stats_values(s, request.model, replay.turns, replay.requests, replay.compactions,
+                     replay.billed_input)
     cold, p_write = False, None
     if s.model.cache_aware:
         p_write = prices.write(replay.ttl)
         cache = replay.caches.get(request.model)
-        cold = cache is not None and not warm(cache, request.time)
+        cold = cache is not None and not warm(cache, request.sent)
     conv = replay.conversation()
     if s.whole:
         # the summary and what the agent re-injected are history a next compaction
@@ -115,7 +128,8 @@ def ask_decision(replay: State, request: Request, policy: PolicyAsk | None = Non
         extra = max(0, round(replay.prefix_now(request) - s.V0))
         conv = type(conv).summed(conv.nr + (1 if extra else 0), conv.total + extra,
                                  conv.user_count())
-    ask = Ask(s.model, v, policy, whole=s.whole, p_write=p_write, cold=cold)
+    horizon = s.forecast(replay.requests) if s.forecast is not None else None
+    ask = Ask(s.model, v, policy, whole=s.whole, p_write=p_write, cold=cold, horizon=horizon)
     return answer(ask, conv)
 
 
@@ -190,16 +204,23 @@ class ThresholdPolicy(Policy):
 
 
 class SchedulePolicy(Policy):
-    """Compact exactly at the given points: (request index, "turn" or "request")."""
+    """Compact exactly at the given points: (request index, "turn" or "request"); with
+    ``auto``, also wherever the agent compacts by itself (its threshold)."""
 
-    def __init__(self, points: set[tuple[int, str]], name: str = "schedule"):
-        self.points, self.name = points, name
+    def __init__(self, points: set[tuple[int, str]], name: str = "schedule",
+                 auto: bool = False):
+        self.points, self.name, self.auto = points, name, auto
 
     def at_turn_end(self, replay: State, request: Request) -> Compact | None:
         return Compact(0) if (replay.index, "turn") in self.points else None
 
     def before_request(self, replay: State, request: Request) -> Compact | None:
-        return Compact(0) if (replay.index, "request") in self.points else None
+        if (replay.index, "request") in self.points:
+            return Compact(0)
+        s = replay.setting
+        if self.auto and s.auto is not None and replay.prompt_now(request) >= s.auto:
+            return Compact(0, True)
+        return None
 
 
 def make_policy(spec: str) -> Policy:

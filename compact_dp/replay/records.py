@@ -11,16 +11,16 @@ class Billed:
     """One billed request: its prompt split into reads, writes (at ``ttl``) and the
     uncached rest, with its input and output costs."""
 
-    __slots__ = ("index", "time", "model", "prompt", "read", "written", "ttl",
+    __slots__ = ("index", "time", "model", "prompt", "read", "written", "uncached", "ttl",
                  "input_cost", "output", "output_cost", "billed")
 
     def __init__(self, index: int, time: float | None, model: str | None, prompt: float,
                  read: float, written: float, ttl: str, input_cost: float, output: float,
-                 output_cost: float):
+                 output_cost: float, uncached: float = 0.0):
         self.index, self.time, self.model, self.prompt = index, time, model, prompt
-        self.read, self.written, self.ttl = read, written, ttl
+        self.read, self.written, self.uncached, self.ttl = read, written, uncached, ttl
         self.input_cost, self.output, self.output_cost = input_cost, output, output_cost
-        self.billed = True        # False: a summary request the recording does not show
+        self.billed = True        # False: a request the recording does not bill
 
 
 class Compacted:
@@ -43,9 +43,10 @@ class Run:
         self.policy = policy
         self.requests: list[Billed] = []
         self.compactions: list[Compacted] = []
+        self.touches: list[Billed] = []     # prompts answered by nothing (no recorded bill)
 
     def _all(self) -> list[Billed]:
-        return self.requests + [c.request for c in self.compactions]
+        return self.requests + [c.request for c in self.compactions] + self.touches
 
     @property
     def input_cost(self) -> float:
@@ -62,9 +63,11 @@ class Run:
 
     @property
     def unrecorded_cost(self) -> float:
-        """Input of the summary requests the recording does not show (no file of them
-        beside the session): left out when comparing with the recorded bill."""
-        return sum(c.request.input_cost for c in self.compactions if not c.request.billed)
+        """Input of what the recording does not bill: summary requests with no file of
+        them beside the session, unanswered prompts.  Left out when comparing with the
+        recorded bill."""
+        return sum(c.request.input_cost for c in self.compactions if not c.request.billed) + \
+            sum(t.input_cost for t in self.touches)
 
     @property
     def summary_output_cost(self) -> float:

@@ -13,6 +13,8 @@ from ..sessions.model import Request, Session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Callable
+
     from .bill import SessionFiles
 
 L_INSTR = 70            # the summary instruction's tokens (the model's l_instr)
@@ -31,11 +33,12 @@ class Aftermath:
 
 class Events:
     """Recorded cache events at each request: a break caps reads, an outside cache gives
-    a minimum of reads."""
+    a minimum of reads, an extension adds reads to a warm cache's."""
 
     def __init__(self) -> None:
         self.ceiling: dict[int, float] = {}
         self.floor: dict[int, float] = {}
+        self.extend: dict[int, float] = {}
 
 
 class Setting:
@@ -60,6 +63,8 @@ class Setting:
                                             "the fixed prefix and the summary")
         self.events = Events()                  # filled by engine.recorded_events
         self.files: SessionFiles | None = None  # the session's other files (bill.py)
+        # R at a number of requests so far, with its source (None: the seed's E × L)
+        self.forecast: Callable[[float], tuple[float, str]] | None = None
 
     def prices(self, model: str | None) -> Prices:
         """The request's model's prices: --price, else the table, else the parameters."""
@@ -67,8 +72,9 @@ class Setting:
         if key not in self._prices:
             found = find(key) if key else None
             v = self.values
-            self._prices[key] = found or defaults(v["p_input"].num, v["p_cache"].num,
-                                                  v["p_out"].num, v["max_context"].num)
+            self._prices[key] = found or defaults(
+                v["p_input"].num, v["p_cache"].num, v["p_out"].num, v["max_context"].num,
+                ttl=self.agent.cache_ttl)
         return self._prices[key]
 
     def recorded_prefix(self, request: Request) -> float:

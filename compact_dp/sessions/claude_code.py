@@ -42,6 +42,8 @@ NOT_CONVERSATION = frozenset({"progress", "file-history-snapshot", "queue-operat
                               "frame-link"})
 CONVERSATION = frozenset({"user", "assistant", "system"})
 RECENT = 1024                      # responses a copy is looked for among
+INTERRUPTED = "[Request interrupted by user"
+INTERRUPTED_TOOL = "[Request interrupted by user for tool use"
 
 
 def _human_text(content: object) -> str | None:
@@ -84,7 +86,7 @@ class ClaudeCodeReader(LineReader):
 
     format = FORMAT
     FIELDS = LineReader.FIELDS + ("sidechains", "after_boundary", "last_key",
-                                  "last_message", "recent")
+                                  "last_message", "recent", "before", "waiting")
 
     def __init__(self, tokens: str = "auto", keep: bool = True,
                  sidechains: bool = False) -> None:
@@ -93,6 +95,9 @@ class ClaudeCodeReader(LineReader):
         self.after_boundary = False             # the next text user line is the summary
         self.last_key: int | None = None        # the newest response and its message
         self.last_message = -1
+        self.before: float | None = None        # the time of the last non-response line
+        self.waiting: float | None = None       # when the prompt no response answered yet
+                                                # was sent
         self.recent: list[int] = []             # the last RECENT responses, oldest first
         self.known: set[int] = set()            # the same, to look up
         self.skipped.update(sidechain=0, synthetic=0, duplicate=0)
@@ -107,14 +112,19 @@ class ClaudeCodeReader(LineReader):
             return
         if kind in CONVERSATION or kind in NOT_CONVERSATION:
             self.recognised += 1
+        time = parse_time(obj.get("timestamp"))
+        if kind != "assistant" and time is not None and obj.get("isSidechain") is not True:
+            self.before = time                  # the last line a next request follows
         if kind not in CONVERSATION:
             return
         self.where(obj.get("sessionId"), obj.get("cwd"), parse_time(obj.get("timestamp")))
         side = obj.get("isSidechain") is True and not self.sidechains
         if kind == "system":
             if obj.get("subtype") == "compact_boundary" and not side:
-                self.rec.compaction(parse_time(obj.get("timestamp")))
+                self.rec.compaction(time)
                 self.after_boundary = True
+            elif obj.get("subtype") == "api_error" and not side:
+                self._unanswered()
             return
         if side:
             self.skipped["sidechain"] += 1
@@ -124,13 +134,26 @@ class ClaudeCodeReader(LineReader):
             self.skip_malformed()
             return
         if kind == "assistant":
+            self.waiting = None
             self._assistant(obj, message)
         else:
-            self._user(obj, message)
+            self._user(obj, message, time)
 
-    def _user(self, obj: dict, message: dict) -> None:
+    def _unanswered(self) -> None:
+        """A prompt that got no response line — interrupted, or failed (``api_error``) —
+        still touched the cache, when it was sent: once per prompt."""
+        if self.waiting is not None:
+            self.rec.touch(self.waiting)
+            self.waiting = None
+
+    def _user(self, obj: dict, message: dict, time: float | None) -> None:
         content = message.get("content")
         text = _human_text(content)
+        if text is not None and text.startswith(INTERRUPTED) and \
+                not text.startswith(INTERRUPTED_TOOL):
+            self._unanswered()
+        elif time is not None:
+            self.waiting = time                 # a prompt: a request is sent now
         if text is None:
             kind = TOOL if isinstance(content, list) and any(
                 isinstance(b, dict) and b.get("type") == "tool_result" for b in content) \
@@ -156,6 +179,7 @@ class ClaudeCodeReader(LineReader):
         key = response_key(message.get("id") or obj.get("uuid"), obj.get("requestId"))
         if key == self.last_key:              # another content block of the same response
             self.rec.grow(self.last_message, size)
+            self.rec.done(parse_time(obj.get("timestamp")))
             if numbers is not None:
                 self.rec.usage(numbers)
             return
@@ -169,5 +193,6 @@ class ClaudeCodeReader(LineReader):
         self.after_boundary = False
         index = self.rec.message(ASSISTANT, size)
         self.last_key, self.last_message = key, index
-        self.rec.request(index, parse_time(obj.get("timestamp")),
-                         model if isinstance(model, str) else None, numbers, key)
+        time = parse_time(obj.get("timestamp"))
+        self.rec.request(index, time, model if isinstance(model, str) else None, numbers,
+                         key, sent=self.before if self.before is not None else time)

@@ -94,13 +94,18 @@ class Request:
     """One API request: it saw ``messages[:seen]`` (of the whole file), in the context
     that began after ``segment`` compactions."""
 
-    __slots__ = ("seen", "time", "model", "usage", "segment", "key")
+    __slots__ = ("seen", "time", "model", "usage", "segment", "key", "adjust", "sent", "done")
 
     def __init__(self, seen: int, time: float | None, model: str | None,
                  usage: Usage | None, segment: int = 0, key: int | None = None):
         self.seen, self.time, self.model, self.usage = seen, time, model, usage
         self.segment = segment
         self.key = key          # the response's id, to count it once across files
+        self.adjust = 0         # tokens its prompt changed by beyond V and new messages
+        # when it was sent (the last line before its response) and when its response
+        # ended (its last line): the cache's clock; ``time`` is its response's first line
+        self.sent: float | None = time
+        self.done: float | None = time
 
     def __repr__(self) -> str:
         return f"Request(seen={self.seen}, model={self.model!r}, usage={self.usage!r})"
@@ -147,6 +152,8 @@ class Session:
         self.tokens: list[int] = []
         self.requests: list[Request] = []
         self.compactions: list[Compaction] = []
+        self.touches: list[tuple[int, float]] = []   # unanswered prompts: (before request,
+        #                                              when sent)
         self.users_v2: list[int] | None = None  # bash-agent: v2's user-line test
         # totals: every shape
         self.request_count = 0
@@ -158,7 +165,8 @@ class Session:
         self.models: list[str] = []             # model ids, in order of first use
         self.model: str | None = None           # the last request's (the next one's, likely)
         self.last_request: Request | None = None
-        self.last_times: dict[str, float] = {}  # model ("": any) -> last request's time
+        self.last_times: dict[str, float] = {}  # model ("": any) -> when its last response
+        #                                         ended (the cache's clock)
         self.recorded_ttl: str | None = None    # the last cache write's TTL
         self.live_start = 0
         self.live_messages = 0
@@ -201,13 +209,26 @@ class Session:
         return last.usage.prompt if last is not None and last.usage is not None else None
 
     def last_time(self, model: str | None) -> float | None:
-        """When a request of ``model`` (any model: None) was last made."""
+        """When the last response of ``model`` (any model: None) ended."""
         return self.last_times.get(model or "")
 
     def live_users(self) -> list[int]:
         """Indices (in the live context) of its human turns (full sessions)."""
         start = self.live_start
         return [i - start for i in range(start, len(self.kinds)) if self.kinds[i] == USER]
+
+    def turn_requests(self) -> list[int]:
+        """The requests a human turn began before — the turn ends, where a user could
+        type /compact instead — from the second request on (something to compact by
+        then).  Full sessions."""
+        out: list[int] = []
+        done = 0
+        for j, r in enumerate(self.requests):
+            seen = max(r.seen, done)
+            if j and USER in self.kinds[done:seen]:
+                out.append(j)
+            done = seen
+        return out
 
     def live_requests(self) -> list[Request]:
         return [r for r in self.requests if r.segment == self.compaction_count]

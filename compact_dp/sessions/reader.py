@@ -18,7 +18,7 @@ class LineReader:
     format = ""
     unit = "line(s)"                      # what a skipped count counts, in words
     FIELDS: tuple[str, ...] = ("skipped", "recognised", "seen_lines", "session_id", "cwd",
-                               "started", "window")
+                               "started", "window", "now")
 
     def __init__(self, tokens: str = "auto", keep: bool = True) -> None:
         self.rec = Recorder(self.format, tokens, keep)
@@ -29,9 +29,12 @@ class LineReader:
         self.cwd: str | None = None           # the last working folder it names
         self.started: float | None = None     # its first timestamp
         self.window: int | None = None        # the context window the agent reported
+        self.now: float | None = None         # the time of the line being read
 
     def where(self, session_id: object, cwd: object, time: float | None) -> None:
-        """Note a line's session id, working folder and time."""
+        """Note a line's session id, working folder and time (``now``: the latest)."""
+        if time is not None:
+            self.now = time
         if self.session_id is None and isinstance(session_id, str) and session_id:
             self.session_id = session_id
         if isinstance(cwd, str) and cwd:

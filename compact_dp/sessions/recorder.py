@@ -22,7 +22,8 @@ TOKEN_MODES = ("auto", USAGE, BYTES)
 class Recorder:
     """Events in, a ``Session`` out (``session()``); ``keep``: a full session."""
 
-    FIELDS = ("format", "keep", "kinds", "nbytes", "requests", "compactions", "open",
+    FIELDS = ("format", "keep", "kinds", "nbytes", "requests", "compactions", "touches",
+              "open",
               "request_count", "usage_count", "input_tokens", "output_tokens", "models",
               "model", "last", "last_times", "ttl", "user_messages", "turn_events",
               "live_start", "live_users", "live_user_list", "aftermath", "seeking")
@@ -32,8 +33,10 @@ class Recorder:
         self.sizer = Sizer(BYTES if tokens == BYTES else USAGE, keep)
         self.kinds: list[str] = []               # per message (keep)
         self.nbytes: list[int] = []
-        self.requests: list[list] = []           # [seen, time, model, usage, segment, key]
+        self.requests: list[list] = []           # [seen, time, model, usage, segment, key,
+        #                                          sent, done, adjustment] (keep)
         self.compactions: list[list] = []        # [at, time] (keep)
+        self.touches: list[list] = []            # [before request, time] (keep)
         self.open: list | None = None            # the newest request, still open to usage
         self.request_count = self.usage_count = 0
         self.input_tokens = self.output_tokens = 0
@@ -92,13 +95,19 @@ class Recorder:
         self.sizer.add_bytes(index, nbytes)
 
     def request(self, seen: int, time: float | None, model: str | None,
-                usage: list[int] | None, key: int | None = None) -> None:
+                usage: list[int] | None, key: int | None = None,
+                sent: float | None = None) -> None:
         """A request that saw ``messages[:seen]``; usage is [uncached input, 5-minute
         writes, 1-hour writes, reads, output] or None.  It stays open to ``usage`` (a
         response's later lines) until the next request or compaction."""
         self._close()
         self.open = [min(max(0, seen), self.sizer.n), time, model, usage,
-                     len(self.aftermath), key]
+                     len(self.aftermath), key, time if sent is None else sent, time]
+
+    def done(self, time: float | None) -> None:
+        """The open request's response went on until ``time`` (its last line)."""
+        if self.open is not None and time is not None:
+            self.open[DONE] = time
 
     def usage(self, usage: list[int]) -> None:
         """The open request's usage, from a later line of its response: the first that has
@@ -112,6 +121,12 @@ class Recorder:
 
     def turn(self) -> None:
         self.turn_events += 1
+
+    def touch(self, time: float) -> None:
+        """A request was sent at ``time`` and answered by nothing (interrupted, failed):
+        it used the cache all the same (keep)."""
+        if self.keep:
+            self.touches.append([self.request_count + (self.open is not None), time])
 
     def compaction(self, time: float | None) -> None:
         self._close()
@@ -130,16 +145,17 @@ class Recorder:
         if row is None:
             return
         seen, time, model, usage = row[:4]
+        ended = row[DONE]
         self.request_count += 1
         self.last = row
-        if time is not None:
-            self.last_times[""] = time           # any model's
+        if ended is not None:
+            self.last_times[""] = ended          # any model's
         if isinstance(model, str) and model:
             self.model = model
             if model not in self.models:
                 self.models.append(model)
-            if time is not None:
-                self.last_times[model] = time
+            if ended is not None:
+                self.last_times[model] = ended
         prompt = None
         if usage is not None:
             prompt = usage[0] + usage[1] + usage[2] + usage[3]
@@ -151,9 +167,9 @@ class Recorder:
             if self.seeking:
                 self.aftermath[-1][1:] = [prompt, usage[3]]
                 self.seeking = False
-        self.sizer.request(seen, prompt)
+        adjust = self.sizer.request(seen, prompt)
         if self.keep:
-            self.requests.append(row)
+            self.requests.append(row + [adjust])
 
     # --- the session ------------------------------------------------------------------------
 
@@ -167,6 +183,7 @@ class Recorder:
             s.kinds, s.nbytes, s.tokens = list(self.kinds), list(self.nbytes), sizes.tokens
             s.requests = [_request(r) for r in self.requests]
             s.compactions = [Compaction(at, time) for at, time in self.compactions]
+            s.touches = [(j, time) for j, time in self.touches]
         s.request_count = self.request_count
         s.compaction_count = len(self.aftermath)
         s.user_turns = self.turn_events or self.user_messages
@@ -190,7 +207,12 @@ class Recorder:
         return s
 
 
+SENT, DONE, ADJUST = 6, 7, 8                  # the later fields of a request's row
+
+
 def _request(row: list) -> Request:
-    seen, time, model, usage, segment, key = row
-    return Request(seen, time, model, None if usage is None else Usage(*usage), segment,
-                   key)
+    seen, time, model, usage, segment, key = row[:6]
+    r = Request(seen, time, model, None if usage is None else Usage(*usage), segment, key)
+    r.sent, r.done = row[SENT], row[DONE]
+    r.adjust = row[ADJUST] if len(row) > ADJUST else 0
+    return r

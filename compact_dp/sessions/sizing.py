@@ -14,11 +14,14 @@ With ``usage``, within each context (the messages between two compactions):
   any); V is what remains (at least 0: the messages are scaled down if they alone exceed
   the prompt);
 * between two requests the prompt grew by g tokens: g is shared among the messages added
-  in between, in proportion to their bytes (whole tokens, largest remainders first), so the
-  sizes of the messages a request saw, plus V, sum to its recorded prompt exactly; a growth
-  with no new message goes to the last message seen (to V before any);
-* a prompt that shrank without a compaction (the client cleared old tool results) takes the
-  difference from the messages already seen, in proportion to their sizes (then from V);
+  in between, in proportion to their bytes (whole tokens, largest remainders first);
+* a size, once given, never changes.  What a prompt changed by beyond its new messages is
+  the request's *adjustment* of the context: a growth with no new message, or, when a
+  prompt shrank without a compaction (a resumed session re-sent, old tool results cleared,
+  Codex dropping the last turn's reasoning), a removal — the new messages are sized at the
+  tokens per byte and the context gives up the rest (V only once the context is empty).
+  So V, the sizes of the messages a request saw and the adjustments up to it sum to its
+  recorded prompt exactly, and a replay re-applies the adjustments to any context;
 * messages no request saw are sized at the tokens per byte known when their context ended,
   or when the file did.
 
@@ -132,21 +135,24 @@ class Sizer:
             if m[0] < index:
                 return
 
-    def request(self, seen: int, prompt: int | None) -> None:
+    def request(self, seen: int, prompt: int | None) -> int:
         """A request that saw ``messages[:seen]``, with its recorded prompt (None: no
-        usage, which sizes nothing)."""
+        usage, which sizes nothing).  Returns its *adjustment*: the tokens its prompt
+        changed by beyond V and the sizes of the messages it saw first (a growth with no
+        new message, a removal), which a replay applies to any context at this request."""
         now = min(max(seen, self.last_seen), self.n)
         if self.mode == BYTES:
             self._settle(now, [bytes_rule(m[1]) for m in self._seen_now(now)])
             if not self.started:
                 self.started = True
                 self.prefix = None if prompt is None else max(0, prompt - self.have)
-            return
+            return 0
         if prompt is None:
-            return
+            return 0
+        new = self._seen_now(now)
+        adjust = 0
         if not self.started:
             self.started = True
-            new = self._seen_now(now)
             per_byte = self.per_byte
             estimates = [self.estimate(m[1], per_byte) for m in new]
             if sum(estimates) <= prompt:
@@ -157,25 +163,22 @@ class Sizer:
             self._settle(now, estimates, new)
         else:
             growth = prompt - self.last_prompt
-            assert self.prefix is not None
-            if growth >= 0:
-                new = self._seen_now(now)
-                if new:
-                    nbytes = [m[1] for m in new]
-                    if growth > 0:
-                        self.grown += growth
-                        self.weighed += sum(nbytes)
-                    self._settle(now, share(growth, nbytes), new)
-                elif now > self.start:
-                    self.have += growth
-                    if self.keep:
-                        self.tokens[now - 1] += growth
-                else:
-                    self.prefix += growth
-            else:
-                self._shrink(-growth)
-                self._settle(now, [0] * len(self._seen_now(now)))
+            if growth >= 0 and new:
+                nbytes = [m[1] for m in new]
+                if growth > 0:
+                    self.grown += growth
+                    self.weighed += sum(nbytes)
+                self._settle(now, share(growth, nbytes), new)
+            elif growth >= 0:                # grew, with no new message
+                self.have += growth
+                adjust = growth
+            else:                            # shrank: the new messages at their estimate,
+                per_byte = self.per_byte     # and the rest a removal from the context
+                estimates = [self.estimate(m[1], per_byte) for m in new]
+                self._settle(now, estimates, new)
+                adjust = -self._remove(sum(estimates) - growth)
         self.last_prompt = prompt
+        return adjust
 
     def compaction(self) -> None:
         """A new context begins with the next message; the old one's pending messages are
@@ -213,16 +216,14 @@ class Sizer:
         del self.pending[:len(new)]
         self.last_seen = max(self.last_seen, now)
 
-    def _shrink(self, amount: int) -> None:
+    def _remove(self, amount: int) -> int:
+        """Take ``amount`` tokens from the context (then from V); returns what the context
+        gave."""
         take = min(amount, self.have)
-        if self.keep and take:
-            span = range(self.start, self.last_seen)
-            cut = share(take, [self.tokens[i] for i in span])
-            for i, c in zip(span, cut):
-                self.tokens[i] -= c
         self.have -= take
         assert self.prefix is not None
         self.prefix = max(0, self.prefix - (amount - take))
+        return take
 
     def _close(self) -> None:
         """Estimate the pending messages at the tokens per byte known now."""

@@ -10,7 +10,7 @@ from ..sessions.model import Session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..library import Question
+    from ..question import Question
 
 PLAIN, JSON, EXPLAIN = "plain", "json", "explain"
 

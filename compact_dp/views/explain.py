@@ -20,7 +20,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from rich.text import Text
 
-    from ..library import CacheClock, Question
+    from ..pricing.clock import CacheClock
+    from ..question import Question
 from .console import buffered_console, fitted_table, text_of
 from .words import duration, lines as counted, money, reason
 
@@ -132,10 +133,12 @@ def session_lines(session: Session, question: Question | None
                       f"writes ${cache.p_write:g}/MTok ({cache.p_write_source})"))
     names = {"t": "turns", "total_requests": "requests", "total_compact": "compactions",
              "total_input": "input", "V": "V", "S": "S"}
+    if question.ask.model.cache_aware:
+        names.update(after_tokens="after", after_cached="cached after")
     for key, label in names.items():
         if key in question.sources:
-            number, where = question.sources[key]
-            lines.append((label, f"{number:,.0f}", where))
+            src = question.sources[key]
+            lines.append((label, f"{src.value:,.0f}", src.words))
     for w in session.warnings + question.warnings:
         lines.append(("warning", "", w))
     return lines

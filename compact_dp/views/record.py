@@ -15,7 +15,7 @@ from .words import reason
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..library import Question
+    from ..question import Question
 
 SCHEMA_VERSION = 1      # docs/output.md says when it changes
 TERM_FIELDS = ("K", "H", "savings", "cache_miss", "compact_cost", "info_loss", "quality",
@@ -39,9 +39,10 @@ def session_record(session: Session, question: Question | None) -> dict[str, obj
             "user_turns": session.user_turns, "messages": session.live_messages,
             "models": session.models, "tokens": session.token_source,
             "context_tokens": session.live_tokens, "prefix_tokens": number(session.prefix),
-            "summary_tokens": session.summary_tokens,
+            "summary_tokens": question.sources["S"].value if question is not None else
+            session.summary_tokens,
             "last_request_at": session.last_request.time if session.last_request else None,
-            "sources": {name: words for name, (_, words) in sources.items()},
+            "sources": {name: src.words for name, src in sources.items()},
             "warnings": list(session.warnings) + (question.warnings if question else [])}
     if question is not None:
         out.update(question.record())
@@ -62,10 +63,16 @@ def to_dict(dec: Decision, policy: PolicyResult | None = None,
                                       "r_t": d.r_t, "info_loss": d.info_loss}
         if d.Q is not None:
             derived.update(Q=d.Q, M=d.M)
+        if dec.model.cache_aware:
+            derived.update(X=d.X, U=d.U)
         out["derived"] = {k: number(v) for k, v in derived.items()}
+        source = d.sources.get("R", "seed: E × L")
+        out["derived"]["horizon"] = source.split(":", 1)[0]      # type: ignore[index]
+        out["derived"]["horizon_source"] = source                 # type: ignore[index]
         t = dec.terms
         out["terms"] = None if t is None else {
-            k: number(getattr(t, k)) for k in TERM_FIELDS}
+            **{k: number(getattr(t, k)) for k in TERM_FIELDS},
+            "cold_rewrite": number(t.rewrite), "billed": number(t.billed)}
     out["decision"] = "compact" if dec.compact else "skip"
     out["reason"] = reason(dec)
     if policy is not None:
@@ -78,8 +85,12 @@ def to_dict(dec: Decision, policy: PolicyResult | None = None,
     return out
 
 
-def to_json(document: dict[str, object]) -> str:
+def document(body: dict[str, object]) -> dict[str, object]:
     """A JSON document the tool prints (the decision, replay, prices), its
     ``schema_version`` first: programs that read it learn when its meaning changed."""
+    return {"schema_version": SCHEMA_VERSION, **body}
+
+
+def to_json(body: dict[str, object]) -> str:
     import orjson
-    return orjson.dumps({"schema_version": SCHEMA_VERSION, **document}).decode()
+    return orjson.dumps(document(body)).decode()

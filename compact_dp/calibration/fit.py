@@ -1,0 +1,254 @@
+"""Fitting a profile on recorded sessions: what compactions left, and the forecast of the
+requests to come (docs/calibrate.md says why each step is as it is).
+
+Deterministic: sessions are taken in path order, every sum is a plain float sum, and the
+one iterative step (a three-parameter logistic regression) runs a fixed Newton scheme.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..sessions.model import Session
+from .profile import FALLBACK, AgentFigures, Profile
+
+PRIOR_SESSIONS = 20.0      # how many sessions of evidence the prior is worth
+MIN_SLOPE_SESSIONS = 100   # below this a history re-fits the levels only
+EVERY = 10                 # the second set of points: every 10th request
+
+
+# --- what compactions left ----------------------------------------------------------------
+
+def median(xs: list[float]) -> float | None:
+    if not xs:
+        return None
+    xs = sorted(xs)
+    mid = len(xs) // 2
+    return float(xs[mid]) if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
+
+
+def compaction_figures(session: Session) -> list[tuple[float, float, float]]:
+    """(summary, left beyond the replaced context's V, still cached) of each recorded
+    compaction the session shows whole."""
+    out = []
+    for k, a in enumerate(session.aftermath):
+        before = session.segment_prefixes[k] if k < len(session.segment_prefixes) else None
+        if a.summary is None or a.left is None or a.first_read is None or before is None:
+            continue
+        out.append((float(a.summary), a.left - before, float(a.first_read)))
+    return out
+
+
+# --- the forecast's points ------------------------------------------------------------------
+
+def points(session: Session) -> list[tuple[int, int, int, bool, bool]]:
+    """(j, t, remaining, turn end, last turn) at every turn end and every EVERY-th request:
+    j requests made so far, t human turns including the one that is arriving, the
+    requests from j to the end of the file."""
+    n = len(session.requests)
+    ends = session.turn_requests()
+    starts = set(ends)
+    out = []
+    turns = 0
+    done = 0
+    for j, r in enumerate(session.requests):
+        seen = max(r.seen, done)
+        turns += sum(1 for k in session.kinds[done:seen] if k == "user")
+        done = seen
+        if j in starts or (j and j % EVERY == 0):
+            out.append((j, max(turns, 1), n - j, j in starts, bool(ends) and j >= ends[-1]))
+    return out
+
+
+def copies(sessions: list[Session]) -> set[int]:
+    """Indices of sessions whose every response is in a longer session: the start of a
+    resumed session, kept in a file of its own (its last request is no end)."""
+    keys = [{r.key for r in s.requests if r.key is not None} for s in sessions]
+    out = set()
+    order = sorted(range(len(sessions)), key=lambda i: -len(keys[i]))
+    for i in range(len(sessions)):
+        if not keys[i]:
+            continue
+        for k in order:
+            if k != i and len(keys[k]) > len(keys[i]) and keys[i] <= keys[k]:
+                out.add(i)
+                break
+    return out
+
+
+# --- the fit -----------------------------------------------------------------------------
+
+def fit(sessions: list[Session], prior: Profile | None = None, source: str = "",
+        prior_sessions: float = PRIOR_SESSIONS) -> Profile:
+    """The profile of a history of sessions (``prior``: pulled towards it, the way a
+    user's few sessions should be; None: the plain fit the built-in profile is)."""
+    sessions = sorted(sessions, key=lambda s: s.path or "")
+    dropped = copies(sessions)
+    kept = [s for i, s in enumerate(sessions) if i not in dropped]
+    figures: dict[str, list[tuple[float, float, float]]] = {}
+    history: list[tuple[str, list[tuple[int, int, int, bool, bool]]]] = []
+    for s in kept:
+        figures.setdefault(s.format, []).extend(compaction_figures(s))
+        history.append((s.format, points(s)))
+    shape = fit_forecast(history, prior, prior_sessions)
+    agents: dict[str, AgentFigures] = {}
+    for fmt in sorted({f for f, _ in history} | ({*prior.agents} if prior else set())):
+        if fmt == FALLBACK:
+            continue
+        measured = figures.get(fmt, [])
+        old = prior.agent(fmt) if prior else AgentFigures()
+        n = len(measured)
+
+        def pooled(i: int, before: float | None) -> float | None:
+            mine = median([m[i] for m in measured])
+            if mine is None or before is None or prior is None:
+                return mine if mine is not None else before
+            return (n * mine + prior_sessions * before) / (n + prior_sessions)
+        agents[fmt] = AgentFigures(pooled(0, old.summary_tokens), pooled(1, old.after_extra),
+                                   pooled(2, old.after_cached), shape["C"].get(fmt, old.level),
+                                   n + (old.compactions if prior else 0),
+                                   sum(1 for f, _ in history if f == fmt))
+    agents[FALLBACK] = AgentFigures(level=shape["C"].get(FALLBACK, 38.0),
+                                    sessions=len(history))
+    return Profile(agents, shape["a"], (shape["b0"], shape["bt"], shape["bj"]),
+                   source or f"{len(kept):,} sessions", path=None)
+
+
+def _prior_shape(prior: Profile | None) -> dict | None:
+    if prior is None:
+        return None
+    return {"C": {k: a.level for k, a in prior.agents.items()}, "a": prior.exponent,
+            "b0": prior.end[0], "bt": prior.end[1], "bj": prior.end[2]}
+
+
+def fit_forecast(history: list[tuple[str, list[tuple[int, int, int, bool, bool]]]],
+                 prior: Profile | None, prior_sessions: float = PRIOR_SESSIONS) -> dict:
+    """level per format C_f, exponent a, and the end-chance coefficients (b0, bt, bj).
+
+    * weights: each point 1 / √(that session's points in its set), between counting
+      points (a few long sessions rule) and counting sessions (short ones do);
+    * a: the weighted least-squares slope of ln(remaining) on ln(j + 1) within formats,
+      clamped to [0, 1] (R never falls as requests accumulate, nor grows faster than j);
+    * C_f: the weighted sum of what remained over the weighted sum of (j + 1)^a, so the
+      predictions add up to what happened;
+    * the end chance: a logistic regression at turn ends, each counted once;
+    * with a prior, each value is pulled towards it with ``prior_sessions`` sessions of
+      weight, and below MIN_SLOPE_SESSIONS only the levels are fitted (a is a between-
+      session quantity: within one session what remains only falls)."""
+    base = _prior_shape(prior)
+    rows: list[tuple[float, str, int, int, int, bool, bool]] = []
+    count: dict[str, int] = {}
+    for fmt, pts in history:
+        count[fmt] = count.get(fmt, 0) + 1
+        turn = [p for p in pts if p[3]]
+        tenth = [p for p in pts if p[0] > 0 and p[0] % EVERY == 0]
+        for group, is_turn in ((turn, True), (tenth, False)):
+            if group:
+                w = 1.0 / math.sqrt(len(group))
+                rows.extend((w, fmt, j, t, rem, is_turn, last)
+                            for j, t, rem, _te, last in group)
+    if not rows:
+        if base is None:
+            raise ValueError("no session with a turn end or ten requests to fit on")
+        return base
+    slopes = base is None or len(history) >= MIN_SLOPE_SESSIONS
+    moments: dict[str, list[float]] = {}
+    for w, fmt, j, _t, rem, _te, _l in rows:
+        x, y = math.log1p(j), math.log(rem)
+        m = moments.setdefault(fmt, [0.0] * 5)
+        m[0] += w
+        m[1] += w * x
+        m[2] += w * y
+        m[3] += w * x * x
+        m[4] += w * x * y
+    sxx = sum(m[3] - m[1] * m[1] / m[0] for m in moments.values())
+    sxy = sum(m[4] - m[1] * m[2] / m[0] for m in moments.values())
+    if not slopes:
+        assert base is not None
+        a = base["a"]
+    else:
+        a = sxy / sxx if sxx > 1e-12 else (0.0 if base is None else base["a"])
+        a = min(max(a, 0.0), 1.0)
+    num: dict[str, float] = {}
+    den: dict[str, float] = {}
+    for w, fmt, j, _t, rem, _te, _l in rows:
+        g = w * math.exp(a * math.log1p(j))
+        for key in (fmt, FALLBACK):
+            num[key] = num.get(key, 0.0) + w * rem
+            den[key] = den.get(key, 0.0) + g
+    C = {key: num[key] / den[key] for key in num}
+    lr = [((1.0, math.log(t), math.log1p(j)), 1.0 if last else 0.0)
+          for _w, _f, j, t, _r, te, last in rows if te]
+    ends = sum(y for _x, y in lr)
+    if slopes and 0 < ends < len(lr):
+        b = _logistic(lr)
+    elif base is not None:
+        b = [base["b0"], base["bt"], base["bj"]]
+    else:
+        b = [-1.443, -0.771, 0.293]          # nothing to fit on: a neutral-ish guess
+    fitted = {"C": C, "a": a, "b0": b[0], "bt": b[1], "bj": b[2]}
+    if base is None:
+        return fitted
+    k, n = prior_sessions, len(history)
+    out = {"C": dict(base["C"]), "a": base["a"], "b0": base["b0"], "bt": base["bt"],
+           "bj": base["bj"]}
+    for key, level in C.items():
+        nf = n if key == FALLBACK else count[key]
+        if key in base["C"]:
+            level = math.exp((nf * math.log(level) + k * math.log(base["C"][key])) /
+                             (nf + k))
+        out["C"][key] = level
+    if slopes:
+        for key in ("a", "b0", "bt", "bj"):
+            out[key] = (n * fitted[key] + k * base[key]) / (n + k)
+    return out
+
+
+def _sigmoid(z: float) -> float:
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-min(z, 700.0)))
+    e = math.exp(max(z, -700.0))
+    return e / (1.0 + e)
+
+
+def _logistic(rows: list[tuple[tuple[float, float, float], float]], ridge: float = 1e-3,
+              steps: int = 50) -> list[float]:
+    """Logistic regression by Newton's method, a small ridge on the two slopes."""
+    b = [0.0, 0.0, 0.0]
+    total = float(len(rows))
+    for _ in range(steps):
+        g = [0.0, 0.0, 0.0]
+        h = [[0.0] * 3 for _ in range(3)]
+        for x, y in rows:
+            p = _sigmoid(b[0] * x[0] + b[1] * x[1] + b[2] * x[2])
+            r, v = p - y, p * (1.0 - p)
+            for i in range(3):
+                g[i] += r * x[i]
+                for k in range(3):
+                    h[i][k] += v * x[i] * x[k]
+        for i in (1, 2):
+            g[i] += 2 * ridge * total * b[i]
+            h[i][i] += 2 * ridge * total
+        step = _solve3(h, g)
+        b = [b[i] - step[i] for i in range(3)]
+        if max(abs(s) for s in step) < 1e-10:
+            break
+    return b
+
+
+def _solve3(m: list[list[float]], v: list[float]) -> list[float]:
+    """The 3 × 3 system m x = v (Gaussian elimination, partial pivoting)."""
+    a = [row[:] + [v[i]] for i, row in enumerate(m)]
+    for c in range(3):
+        p = max(range(c, 3), key=lambda r: abs(a[r][c]))
+        a[c], a[p] = a[p], a[c]
+        if abs(a[c][c]) < 1e-300:
+            return [0.0, 0.0, 0.0]
+        for r in range(c + 1, 3):
+            f = a[r][c] / a[c][c]
+            for k in range(c, 4):
+                a[r][k] -= f * a[c][k]
+    x = [0.0, 0.0, 0.0]
+    for c in (2, 1, 0):
+        x[c] = (a[c][3] - sum(a[c][k] * x[k] for k in range(c + 1, 3))) / a[c][c]
+    return x

@@ -1,0 +1,113 @@
+"""The profile: what real sessions of each agent showed, which the decision and replay use
+where a session does not show its own (docs/calibrate.md).
+
+* **What a compaction leaves**, per agent: the summary's tokens; how much context it left
+  beyond the fixed prefix of the context it replaced (the summary plus what the agent
+  re-injects); how much of that was still cached.
+* **The forecast** of the requests still to come (core.horizon): a level per agent, one
+  exponent, and the coefficients of the chance that a turn is the session's last.
+
+The built-in profile (``default.json``) is fitted on real sessions of other projects by
+``make calibrate``; ``compact-dp calibrate`` fits one on the user's own sessions and writes
+it to the user's config folder, where every command finds it.  ``COMPACT_DP_PROFILE``
+names another file, or ``none`` for the built-in one.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Mapping
+
+VERSION = 1
+BUILT_IN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "default.json")
+FALLBACK = "*"                  # the agent entry for any other format
+
+
+class AgentFigures:
+    """One agent's figures (None where nothing was measured)."""
+
+    __slots__ = ("summary_tokens", "after_extra", "after_cached", "level", "compactions",
+                 "sessions")
+
+    def __init__(self, summary_tokens: float | None = None, after_extra: float | None = None,
+                 after_cached: float | None = None, level: float = 38.0,
+                 compactions: int = 0, sessions: int = 0):
+        self.summary_tokens, self.after_extra = summary_tokens, after_extra
+        self.after_cached, self.level = after_cached, level
+        self.compactions, self.sessions = compactions, sessions
+
+    def as_dict(self) -> dict[str, object]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+class Profile:
+    """Per-agent figures, the forecast's shape, and where they came from."""
+
+    def __init__(self, agents: dict[str, AgentFigures], exponent: float,
+                 end: tuple[float, float, float], source: str, fitted: str = "",
+                 path: str | None = None):
+        self.agents, self.exponent, self.end = agents, exponent, end
+        self.source, self.fitted, self.path = source, fitted, path
+
+    def agent(self, format: str) -> AgentFigures:
+        return self.agents.get(format) or self.agents.get(FALLBACK) or AgentFigures()
+
+    def as_dict(self) -> dict[str, object]:
+        return {"profile_version": VERSION, "source": self.source, "fitted": self.fitted,
+                "exponent": self.exponent, "end_chance": list(self.end),
+                "agents": {k: a.as_dict() for k, a in sorted(self.agents.items())}}
+
+    @classmethod
+    def from_dict(cls, data: dict, path: str | None = None) -> "Profile":
+        if not isinstance(data, dict) or data.get("profile_version") != VERSION:
+            raise ValueError("not a compact-dp profile of this version")
+        agents = {}
+        for name, entry in data["agents"].items():
+            agents[name] = AgentFigures(**{k: entry.get(k) for k in AgentFigures.__slots__
+                                           if entry.get(k) is not None})
+        b0, bt, bj = (float(x) for x in data["end_chance"])
+        return cls(agents, float(data["exponent"]), (b0, bt, bj), str(data["source"]),
+                   str(data.get("fitted", "")), path)
+
+
+def config_dir(environ: Mapping[str, str]) -> str:
+    """$XDG_CONFIG_HOME/compact-dp, else ~/.config/compact-dp."""
+    base = environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, "compact-dp")
+
+
+def user_profile_path(environ: Mapping[str, str]) -> str:
+    return os.path.join(config_dir(environ), "profile.json")
+
+
+_CACHE: dict[str, Profile] = {}
+
+
+def load_profile(environ: Mapping[str, str]) -> Profile:
+    """The profile in force: $COMPACT_DP_PROFILE (a file, or ``none``), else the user's
+    (from ``compact-dp calibrate``), else the built-in one.  A user profile that cannot be
+    read is passed over for the built-in one (the decision must never fail on it)."""
+    named = environ.get("COMPACT_DP_PROFILE")
+    candidates = [] if named == "none" else [named] if named else \
+        [user_profile_path(environ)]
+    for path in candidates + [BUILT_IN]:
+        if path in _CACHE:
+            return _CACHE[path]
+        try:
+            with open(path, "rb") as f:
+                raw = f.read()
+        except OSError:
+            continue
+        try:
+            from ..lightjson import loads
+            profile = Profile.from_dict(loads(raw), path)  # type: ignore[arg-type]
+        except (ValueError, KeyError, TypeError):
+            if path == BUILT_IN:
+                raise
+            continue
+        _CACHE[path] = profile
+        return profile
+    raise FileNotFoundError(BUILT_IN)

@@ -1,0 +1,122 @@
+"""``compact-dp backtest [FILE|DIR...]``: was the advice true?"""
+
+from __future__ import annotations
+
+from ..environment import Env
+from ..errors import UsageError
+from .options import Option
+from .replay import whole_number
+from .typerkit import command
+
+DOC = """Measure compact-dp's advice against what really happened next.
+
+For every recorded Claude Code or Codex session with usage, at every turn end (where a
+user could type /compact; --every N adds every N-th request), put what the decision said
+then — the forecast of requests to come, the dollars it predicted compacting would save,
+compact or not — beside what happened: the requests that came, and what compacting there
+once really saved, billed by replay's engine over the rest of the session.  Then the
+forecast's bias and log error (beside the rule "as many remain as were made"), the
+dollars' calibration, the share of compact advice that paid, and replay's dp against the
+best schedule in hindsight and the thresholds (docs/backtest.md).
+"""
+OPTIONS = [
+    Option("--every", "every", "also every N-th request (default: turn ends only)",
+           metavar="N"),
+    Option("--json", "json", "print one JSON object", takes_value=False),
+    Option("--jobs", "jobs", "sessions in N parallel processes (default: the cores)",
+           metavar="N"),
+]
+
+
+def build(env: Env):
+    def backtest(files: list[str] | None, every: str | None, json: bool,
+                 jobs: str | None) -> int:
+        return backtest_command(env, files or [], every, json, jobs)
+    return command("backtest", backtest, OPTIONS, "Session files or folders.", DOC,
+                   "[FILE]...")
+
+
+def _one(args: tuple[str, int | None, dict[str, str]]) -> dict:
+    from ..errors import CompactDpError
+    from ..replay.backtest import backtest_session
+    path, every, environ = args
+    try:
+        result = backtest_session(path, environ, every)
+    except CompactDpError as e:
+        return {"session": path, "error": e.line()}
+    result["points_detail"] = result.pop("points")
+    return result
+
+
+def backtest_command(env: Env, paths: list[str], every_text: str | None, json_out: bool,
+                     jobs_text: str | None) -> int:
+    import os
+
+    from ..history import default_folders, find_sessions
+    from ..replay.backtest import totals
+
+    every = whole_number(every_text, "--every", 0, 1) or None
+    jobs = whole_number(jobs_text, "--jobs", os.cpu_count() or 1, 1)
+    if not paths:
+        folders = default_folders(env.environ)
+        if not folders:
+            raise UsageError("no session folder found (~/.claude/projects, "
+                             "~/.codex/sessions): give a FILE or DIR")
+        for agent, folder in folders:
+            env.warn(f"reading {agent} sessions in {folder}")
+        paths = [d for _, d in folders]
+    files = find_sessions(paths)
+    if not files:
+        raise UsageError(f"no session files under {', '.join(paths)}")
+    work = [(f, every, dict(env.environ)) for f in files]
+    results = _run(work, jobs, env)
+    for r in results:
+        if "error" in r:
+            env.warn(f"skipped {r['session']}: {r['error']}")
+        else:
+            r["points"] = r.pop("points_detail")
+    good = [r for r in results if "error" not in r]
+    if not good:
+        raise UsageError("no session to backtest (Claude Code or Codex, with usage)")
+    total = totals(good)
+    if json_out:
+        from ..views.record import to_json
+        return env.write(to_json({"sessions": good, "total": total,
+                                  "skipped": [{"session": r["session"], "error": r["error"]}
+                                              for r in results if "error" in r]}) + "\n")
+    from ..replay.backtest_view import render
+    return env.write(render(good, total, env))
+
+
+def _run(work: list, jobs: int, env: Env) -> list[dict]:
+    """Each session in a worker, with a progress bar on a terminal's standard error."""
+    import os
+    jobs = max(1, min(jobs, len(work), len(os.sched_getaffinity(0))
+                      if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)))
+    progress = None
+    if env.stderr_isatty and len(work) > 1:
+        from rich.console import Console
+        from rich.progress import Progress
+        progress = Progress(console=Console(file=env.stderr), transient=True)
+    results: list[dict] = []
+
+    def step(result: dict) -> None:
+        results.append(result)
+        if progress is not None:
+            progress.update(task, completed=len(results))
+    if progress is not None:
+        progress.start()
+        task = progress.add_task("backtesting", total=len(work))
+    try:
+        if jobs > 1:
+            from concurrent.futures import ProcessPoolExecutor
+            with ProcessPoolExecutor(jobs) as pool:
+                for result in pool.map(_one, work, chunksize=max(1, len(work) // (jobs * 8))):
+                    step(result)
+        else:
+            for item in work:
+                step(_one(item))
+    finally:
+        if progress is not None:
+            progress.stop()
+    return results

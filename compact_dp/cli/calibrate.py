@@ -1,0 +1,102 @@
+"""``compact-dp calibrate [DIR...]``: fit the profile on your own sessions."""
+
+from __future__ import annotations
+
+from ..environment import Env
+from ..errors import UsageError
+from .options import Option
+from .typerkit import command
+
+DOC = """Fit the profile — what your compactions leave behind, and the forecast of how many
+requests a session still makes — on your own sessions, and save it where every command
+finds it.
+
+DIR defaults to your agents' own folders (~/.claude/projects, ~/.codex/sessions, or
+$CLAUDE_CONFIG_DIR and $CODEX_HOME).  A few sessions move the built-in figures a little,
+many move them a lot (docs/calibrate.md).  The profile is written atomically to
+~/.config/compact-dp/profile.json (or $XDG_CONFIG_HOME), the old one kept as
+profile.json.bak; the decision, the status line, the hooks, replay and backtest use it, and
+--explain names it.
+"""
+OPTIONS = [
+    Option("--output", "output", "write the profile here instead", metavar="FILE"),
+    Option("--fresh", "fresh", "fit on these sessions alone, not pulled towards the built-in "
+           "profile (how the built-in one is made)", takes_value=False),
+    Option("--source", "source", "what the profile says it was fitted on", metavar="TEXT"),
+    Option("--dry-run", "dry_run", "fit and show, write nothing", takes_value=False),
+    Option("--json", "json", "print the profile as JSON", takes_value=False),
+]
+
+
+def build(env: Env):
+    def calibrate(files: list[str] | None, output: str | None, fresh: bool,
+                  source: str | None, dry_run: bool, json: bool) -> int:
+        return calibrate_command(env, files or [], output, fresh, source, dry_run, json)
+    return command("calibrate", calibrate, OPTIONS, "Session files or folders.", DOC,
+                   "[DIR]...")
+
+
+def calibrate_command(env: Env, paths: list[str], output: str | None, fresh: bool,
+                      source: str | None, dry_run: bool, json_out: bool) -> int:
+    import os
+
+    from ..calibration.fit import fit
+    from ..calibration.profile import load_profile, user_profile_path
+    from ..errors import CompactDpError
+    from ..files import write_atomic
+    from ..history import default_folders, find_sessions
+    from ..sessions.read import read_session
+    from ..views.record import to_json
+
+    if not paths:
+        folders = default_folders(env.environ)
+        if not folders:
+            raise UsageError("no session folder found (~/.claude/projects, "
+                             "~/.codex/sessions): give a FILE or DIR")
+        paths = [d for _, d in folders]
+    sessions, skipped = [], 0
+    for path in find_sessions(paths):
+        try:
+            session = read_session([path])
+        except CompactDpError:
+            skipped += 1
+            continue
+        if session.format in ("claude-code", "codex") and session.has_usage:
+            sessions.append(session)
+    if not sessions:
+        raise UsageError(f"no Claude Code or Codex session with usage under "
+                         f"{', '.join(paths)}")
+    env.warn(f"calibrate: {len(sessions):,} sessions read" +
+             (f", {skipped:,} files skipped" if skipped else ""))
+    prior = None if fresh else load_profile({"COMPACT_DP_PROFILE": "none"})
+    profile = fit(sessions, prior, source or f"{len(sessions):,} sessions of your own")
+    text = to_json(profile.as_dict()) if json_out else _words(profile)
+    if not dry_run:
+        target = output or user_profile_path(env.environ)
+        folder = os.path.dirname(os.path.abspath(target))
+        try:
+            import json as stdjson
+            import shutil
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            if os.path.exists(target):
+                shutil.copy2(target, target + ".bak")      # the profile it replaces
+            write_atomic(target, stdjson.dumps(profile.as_dict(), indent=1) + "\n")
+        except OSError as e:
+            raise UsageError(f"cannot write {target}: {e.strerror or e}") from None
+        env.warn(f"calibrate: profile written to {target}")
+    return env.write(text + "\n")
+
+
+def _words(profile) -> str:
+    lines = [f"profile: {profile.source}",
+             f"forecast: R = level × (j + 1)^{profile.exponent:.3f}, j = requests so far"]
+    for name, a in sorted(profile.agents.items()):
+        if name == "*":
+            continue
+        after = (f"leaves V + {a.after_extra:,.0f} tokens, {a.after_cached:,.0f} cached, "
+                 f"summary {a.summary_tokens:,.0f}") if a.after_extra is not None and \
+            a.after_cached is not None and a.summary_tokens is not None else \
+            "no compaction measured"
+        lines.append(f"{name}: level {a.level:.1f} ({a.sessions:,} sessions); "
+                     f"a compaction {after} ({a.compactions:,} compactions)")
+    return "\n".join(lines)

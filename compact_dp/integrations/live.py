@@ -1,0 +1,28 @@
+"""What the status line and the hooks ask after every message: read a live transcript on
+from where the last call stopped, for a while, and decide (question.decide_session)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from ..engine import Answer
+from ..question import Options, Question, decide_session
+from ..sessions.incremental import Reading, cache_dir, read_incremental
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Mapping
+
+
+def decide_transcript(path: str, env: Mapping[str, str], seconds: float, now: float
+                      ) -> tuple[Reading, Answer | None, Question | None]:
+    """Read for at most ``seconds`` (the state in ``cache_dir(env)``), then decide as
+    ``compact-dp --json TRANSCRIPT`` would at ``now`` — or, when the reading is not done
+    yet, say so (no answer)."""
+    reading = read_incremental(os.path.expanduser(path), cache_dir(env),
+                               deadline=time.monotonic() + seconds)
+    if reading.session is None:
+        return reading, None, None
+    answered, question = decide_session(reading.session, Options(environ=env, now=now))
+    return reading, answered, question

@@ -1,0 +1,293 @@
+"""What a decision about a session is asked with, and where each part came from.
+
+Each parameter comes from, in order: the caller; what the session records (turns,
+requests, compactions, input, V, S, what its compactions left); the price table (the
+session's model, or ``price``); the env var; what real sessions of that agent showed (the
+profile: calibration); the documented default.  Every value keeps its *origin* — a code
+logic may test (``GIVEN``, ``SESSION``, …) — and the words ``--explain`` shows.
+
+The forecast of the requests to come (``horizon``): ``seed`` is E × L; ``auto`` the
+profile's forecast from the requests so far — the default of the cache-aware model on a
+session with usage; a number fixes it.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .agents import agent_of
+from .calibration.profile import Profile, load_profile
+from .core.horizon import AUTO, SEED, forecast, parse_horizon
+from .core.models import Model
+from .core.params import BY_AWK, native_values
+from .core.scan import Conversation
+from .engine import Answer, Ask, PolicyAsk, answer, awk_names, model_named
+from .errors import BadValue
+from .pricing.clock import CacheClock, cache_clock
+from .pricing.table import Prices, defaults, find
+from .sessions.model import Session
+from .sessions.sizing import share
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Mapping
+
+    from .core.awkvalue import AwkValue
+
+GIVEN, SESSION, PRICES, ENV, PROFILE, DEFAULT = ("given", "session", "prices", "env",
+                                                 "profile", "default")
+KEEP_MODES = ("auto", "best", "none")
+STAT_WORDS = {"t": "user turns", "total_requests": "API requests",
+              "total_compact": "compactions", "total_input": "recorded prompt tokens",
+              "V": "the fixed prefix: the first request's prompt less its messages",
+              "S": "the last compaction's summary",
+              "after_tokens": "what its compactions left",
+              "after_cached": "what of it was still cached"}
+PRICE_PARAMS = {"p_input": "input", "p_cache": "cache_read", "p_out": "output",
+                "max_context": "context_window"}
+SHOWN = list(STAT_WORDS) + list(PRICE_PARAMS)
+
+
+class Sourced:
+    """A parameter's value, its origin (a code) and where it came from in words."""
+
+    __slots__ = ("value", "origin", "words")
+
+    def __init__(self, value: float, origin: str, words: str):
+        self.value, self.origin, self.words = value, origin, words
+
+
+class Options:
+    """The one set of keywords every entry point takes (the CLI's options, the Python
+    API's arguments): parameter values by name, and how to ask."""
+
+    def __init__(self, params: Mapping[str, object] | None = None, *,
+                 model: str | Model | None = None, keep: str = "auto",
+                 price: str | None = None, cache_ttl: str | None = None,
+                 p_write: float | None = None, now: float | None = None,
+                 horizon: str | float | None = None, policy: PolicyAsk | None = None,
+                 environ: Mapping[str, str] | None = None):
+        if keep not in KEEP_MODES:
+            raise BadValue("keep", f"{keep!r} is not one of {', '.join(KEEP_MODES)}")
+        if isinstance(horizon, str):
+            try:
+                horizon = parse_horizon(horizon)
+            except ValueError as e:
+                raise BadValue("horizon", str(e)) from None
+        elif horizon is not None and not (horizon > 0 and math.isfinite(horizon)):
+            raise BadValue("horizon", f"{horizon!r} is not a positive number of requests")
+        self.params = dict(params or {})
+        self.model, self.keep, self.price, self.cache_ttl = model, keep, price, cache_ttl
+        self.p_write, self.now, self.horizon, self.policy = p_write, now, horizon, policy
+        self.environ: Mapping[str, str] = environ or {}
+
+
+def session_stats(session: Session) -> dict[str, float]:
+    """The parameters the session itself records (docs/formats.md): user turns, requests,
+    compactions, input tokens, the fixed prefix V, the last summary's size S, and what
+    its compactions left (the medians of its own)."""
+    stats: dict[str, float] = {"t": session.user_turns,
+                               "total_requests": session.request_count}
+    if session.format != "bash-agent":           # bash-agent files record no compaction
+        stats["total_compact"] = session.compaction_count
+    if session.input_tokens is not None:
+        stats["total_input"] = session.input_tokens
+    if session.prefix is not None:
+        stats["V"] = session.prefix
+    if session.summary_tokens is not None:
+        stats["S"] = session.summary_tokens
+    lefts = sorted(a.left for a in session.aftermath if a.left is not None)
+    reads = sorted(a.first_read for a in session.aftermath if a.first_read is not None)
+    if lefts and reads:
+        stats["after_tokens"] = lefts[len(lefts) // 2] or 1.0
+        stats["after_cached"] = reads[len(reads) // 2] or 1.0
+    return stats
+
+
+def session_conversation(session: Session) -> Conversation:
+    """The live context as the core sees it: message sizes and user turns (v2's older
+    user-line test is a bash-agent byte rule; other formats' turns serve it too) — or, for
+    a summary, its totals only."""
+    if not session.full:
+        return Conversation.summed(session.live_messages, session.live_tokens,
+                                   session.live_user_count)
+    start = session.live_start
+    users = session.live_users()
+    v2 = session.users_v2 if session.users_v2 is not None else users
+    sizes = session.tokens[start:]
+    if sum(sizes) != session.live_tokens:     # the requests' adjustments, spread over it
+        sizes = share(max(0, session.live_tokens), sizes)
+    return Conversation(sizes, users, v2)
+
+
+class Question:
+    """Everything a session's decision was asked with, and where each part came from."""
+
+    def __init__(self, ask: Ask, sources: dict[str, Sourced], prices: Prices,
+                 price_source: str, cache: CacheClock | None, keep: str,
+                 warnings: list[str], profile: Profile, horizon: str, fmt: str):
+        self.ask, self.sources, self.prices = ask, sources, prices
+        self.price_source, self.cache, self.keep = price_source, cache, keep
+        self.warnings, self.profile, self.horizon = warnings, profile, horizon
+        self.fmt = fmt
+
+    def forecaster(self) -> Callable[[float], tuple[float, str]] | None:
+        """R at any number of requests so far, by this question's horizon (None: seed, the
+        core's E × L from the stats)."""
+        fixed = self.ask.horizon
+        if self.horizon == SEED or fixed is None:
+            return None
+        if self.horizon != AUTO:
+            return lambda j: fixed
+        figures, exponent = self.profile.agent(self.fmt), self.profile.exponent
+        return lambda j: (forecast(j, figures.level, exponent), AUTO)
+
+    def record(self) -> dict[str, object]:
+        """The ``--json`` fields of the question: keep, prices, cache, profile."""
+        p = self.prices
+        out: dict[str, object] = {"keep": self.keep, "horizon": self.horizon, "prices": {
+            "model": p.model, "known": p.known, "source": self.price_source,
+            "input": p.input, "cache_read": p.cache_read, "cache_write": p.cache_write,
+            "output": p.output, "context_window": p.context_window, "date": p.date},
+            "profile": {"source": self.profile.source, "path": self.profile.path}}
+        if self.cache is not None:
+            out["cache"] = self.cache.record()
+        return out
+
+
+def resolve_prices(session: Session, price: str | None) -> tuple[Prices | None, str, list[str]]:
+    """The table entry for ``price``, else for the session's model (a warning when the
+    table does not know it)."""
+    if price:
+        found = find(price)
+        if found is None:
+            raise BadValue("price", f"{price!r} is not in the price table (compact-dp "
+                           "prices lists it)")
+        return found, f"price table, {price}", []
+    if session.model:
+        found = find(session.model)
+        if found is not None:
+            return found, f"price table, the session's model {session.model}", []
+        return None, "", [f"model {session.model!r} is not in the price table: using the "
+                          "default prices (--price MODEL or --p-* to set them)"]
+    return None, "", []
+
+
+def _profile_figures(session: Session, profile: Profile, V: float | None
+                     ) -> dict[str, tuple[float, str]]:
+    """S and what a compaction leaves, from what real sessions of this agent showed."""
+    figures = profile.agent(session.format)
+    out: dict[str, tuple[float, str]] = {}
+    name = f"{session.format} sessions ({profile.source})"
+    if figures.summary_tokens is not None:
+        out["S"] = (figures.summary_tokens, f"the median summary of {name}")
+    if figures.after_extra is not None and V is not None:
+        left = V + figures.after_extra
+        out["after_tokens"] = (left, f"V + {figures.after_extra:,.0f}: what compactions "
+                               f"of {name} left")
+        if figures.after_cached is not None:
+            out["after_cached"] = (min(left, figures.after_cached),
+                                   f"what was still cached after them in {name}")
+    return out
+
+
+def session_question(session: Session, options: Options) -> Question:
+    """The question for a session (the module docstring says where each part comes from)."""
+    env = options.environ
+    agent = agent_of(session.format)
+    chosen = model_named(options.model or env.get("COMPACT_DP_MODEL") or agent.model)
+    profile = load_profile(env)
+    given = awk_names(options.params)
+    sourced = {name: (GIVEN, "given") for name in given}
+    for name, value in session_stats(session).items():
+        if name not in given:
+            given[name] = value
+            sourced[name] = (SESSION, f"from the session: {STAT_WORDS[name]}")
+    prices, price_source, warnings = resolve_prices(session, options.price)
+    if prices is not None:
+        for name, attr in PRICE_PARAMS.items():
+            if name not in given:
+                given[name] = getattr(prices, attr)
+                sourced[name] = (PRICES, price_source)
+    if session.window and "max_context" not in given:
+        given["max_context"] = session.window
+        sourced["max_context"] = (SESSION, "the context window the agent reported")
+    if agent.whole:
+        V = given.get("V")
+        for name, (value, words) in _profile_figures(
+                session, profile, float(V) if isinstance(V, (int, float)) else None).items():
+            param = BY_AWK[name]
+            if name not in given and not (param.env and env.get(param.env)):
+                given[name] = value
+                sourced[name] = (PROFILE, words)
+    values = native_values(given, env)
+    sources: dict[str, Sourced] = {}
+    for name in SHOWN:
+        origin, words = sourced.get(name, (DEFAULT, "default"))
+        param = BY_AWK[name]
+        if origin == DEFAULT and param.env and env.get(param.env):
+            origin, words = ENV, f"env {param.env}"
+        sources[name] = Sourced(values[name].num, origin, words)
+    if prices is None:
+        prices = defaults(values["p_input"].num, values["p_cache"].num, values["p_out"].num,
+                          values["max_context"].num, ttl=agent.cache_ttl)
+        price_source = "the parameters (no price table entry)"
+    else:
+        prices, price_source = _overridden(prices, price_source, values, sources)
+    whole = (agent.keep if options.keep == "auto" else options.keep) == "none"
+    cache = None
+    if chosen.cache_aware:
+        now = options.now
+        if now is None:
+            import time
+            now = time.time()
+        cache = cache_clock(session, prices, values["p_input"].num, now, options.cache_ttl,
+                            options.p_write)
+    horizon, horizon_words = _horizon(session, chosen, profile, options.horizon, values)
+    ask = Ask(chosen, values, options.policy, whole=whole,
+              p_write=cache.p_write if cache else None, cold=cache.cold if cache else False,
+              horizon=horizon, unit="line" if session.format == "bash-agent" else "message",
+              words={"M": sources["max_context"].words})
+    return Question(ask, sources, prices, price_source, cache, "none" if whole else "best",
+                    warnings, profile, horizon_words, session.format)
+
+
+def _horizon(session: Session, model: Model, profile: Profile,
+             asked: str | float | None, values: dict[str, AwkValue]
+             ) -> tuple[tuple[float, str] | None, str]:
+    """R and its source for the core (None: E × L), and the horizon's name."""
+    if asked is None:
+        seeded = not (model.cache_aware and session.has_usage) or \
+            values["e_fixed"].num > 0 or values["L_fixed"].num > 0
+        asked = SEED if seeded else AUTO
+    if asked == SEED:
+        return None, SEED
+    if asked == AUTO:
+        figures = profile.agent(session.format)
+        j = values["total_requests"].num
+        R = forecast(j, figures.level, profile.exponent)
+        return (R, f"auto: {figures.level:.4g} × (j + 1)^{profile.exponent:.3g} with j = "
+                   f"{j:,.0f} requests so far ({session.format}, {profile.source})"), AUTO
+    assert isinstance(asked, float)
+    return (asked, f"fixed: {asked:g} requests, given"), f"{asked:g}"
+
+
+def _overridden(prices: Prices, source: str, values: dict[str, AwkValue],
+                sources: dict[str, Sourced]) -> tuple[Prices, str]:
+    """The table's prices with the ones the caller gave (--p-input, ...) put in, so that
+    ``--json`` shows the prices the decision really used."""
+    given = [name for name in PRICE_PARAMS if sources[name].origin == GIVEN]
+    if not given:
+        return prices, source
+    changes: dict[str, object] = {}
+    for name in given:
+        attr, num = PRICE_PARAMS[name], values[name].num
+        changes[attr] = int(num) if attr == "context_window" and math.isfinite(num) else num
+    return prices.replaced(**changes), f"{source}; {', '.join(given)} given"
+
+
+def decide_session(session: Session, options: Options) -> tuple[Answer, Question]:
+    """Decide for a read session's live context; returns the answer and the question
+    (with where each part came from)."""
+    asked = session_question(session, options)
+    return answer(asked.ask, session_conversation(session)), asked

@@ -1,0 +1,257 @@
+"""Backtest: was the advice true?  At every point where the agent could have compacted, put
+what compact-dp said then beside what compacting there really saved (docs/backtest.md).
+
+For a recorded session with usage, at each turn end (and every N-th request with
+``every``):
+
+* **what the decision said** — the decision on the transcript as it stood at that moment,
+  exactly as the status line computed it: the forecast of requests to come (R), the billed
+  dollars it predicted (① − ② − ③ + ⓪), the net benefit, compact or not;
+* **what happened** — the requests that really came, and what compacting there once
+  really saved: replay's engine bills the rest of the recorded session twice, the agent
+  compacting by itself at its threshold both times, once with a compaction at the point.
+
+Then per session and in total: the forecast's bias and log error beside the elapsed rule's
+("as many requests remain as were made"), the dollars' calibration, the share of compact
+advice that paid, and replay's ``dp`` against ``hindsight`` and the thresholds.
+"""
+
+from __future__ import annotations
+
+import math
+import marshal
+
+from ..sessions.model import USER
+from ..sessions.recorder import Recorder
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Mapping
+
+    from ..sessions.model import Session
+    from .setting import Setting
+
+POLICIES = ["recorded", "dp", "hindsight", "threshold:60", "threshold:83"]
+
+
+class Moment:
+    """One point: where (the request it comes before, turn end or not), when, and the
+    session as compact-dp saw it then (a summary)."""
+
+    __slots__ = ("index", "kind", "time", "session")
+
+    def __init__(self, index: int, kind: str, time: float | None, session: Session):
+        self.index, self.kind, self.time, self.session = index, kind, time, session
+
+
+class _Watching(Recorder):
+    """A recorder that keeps a copy of itself at every point, as it reads."""
+
+    def setup(self, reader: object, every: int | None) -> None:
+        self.reader, self.every = reader, every
+        self.moments: list[tuple[int, str, float | None, dict]] = []
+        self.turn_seen = False
+
+    def _next(self) -> int:
+        return self.request_count + (self.open is not None)
+
+    def _keep(self, kind: str, time: float | None) -> None:
+        self.moments.append((self._next(), kind, time,
+                             marshal.loads(marshal.dumps(self.state()))))
+
+    def message(self, kind: str, nbytes: int, left: bool | None = None) -> int:
+        if kind == USER and not self.turn_seen and self._next() >= 1:
+            self.turn_seen = True
+            self._keep("turn", getattr(self.reader, "now", None))
+        return super().message(kind, nbytes, left)
+
+    def request(self, seen: int, time: float | None, model: str | None,
+                usage: list[int] | None, key: int | None = None,
+                sent: float | None = None) -> None:
+        j = self._next()
+        if self.every and j and j % self.every == 0 and not self.turn_seen:
+            self._keep("request", sent if sent is not None else time)
+        self.turn_seen = False
+        super().request(seen, time, model, usage, key, sent)
+
+
+def moments(path: str, fmt: str, every: int | None = None) -> list[Moment]:
+    """The session as compact-dp would have seen it at each point (read once)."""
+    from ..lightjson import loads
+    from ..sessions.read import CLAUDE_MARKERS, reader_for
+
+    reader = reader_for(fmt, keep=False)
+    watch = _Watching(fmt, "auto", keep=False)
+    watch.setup(reader, every)
+    reader.rec = watch
+    markers = CLAUDE_MARKERS if fmt == "claude-code" else None
+    with open(path, "rb") as f:
+        for line in f:
+            if not line.strip() or markers is not None and not any(m in line for m in markers):
+                continue
+            try:
+                obj = loads(line)
+            except (ValueError, RecursionError):
+                continue
+            reader.feed(obj)
+    out = []
+    for index, kind, time, state in watch.moments:
+        snapshot = Recorder.from_state(state).session(path)
+        snapshot.window = reader.window
+        out.append(Moment(index, kind, time, snapshot))
+    return out
+
+
+def realized(setting: Setting, points: list[tuple[int, str]]) -> list[float]:
+    """What compacting once at each point really saved over the recorded session, the
+    agent compacting by itself at its threshold all the same: billed comparable dollars
+    (input and summaries) without it, less with it."""
+    from .engine import Replay
+    from .policies import SchedulePolicy
+
+    def cost(at: set[tuple[int, str]]) -> float:
+        replay = Replay(setting, SchedulePolicy(at, auto=True), setting.events)
+        replay.run()
+        return replay.spent
+    base = cost(set())
+    return [base - cost({p}) for p in points]
+
+
+def backtest_session(path: str, environ: Mapping[str, str], every: int | None = None,
+                     policies: list[str] | None = None) -> dict:
+    """One session's points and its policies, as plain data."""
+    from ..agents import agent_of
+    from ..engine import model_named
+    from ..errors import UsageError
+    from ..question import Options, decide_session
+    from ..sessions.read import read_session
+    from .run import replay_session, setting_for
+
+    session = read_session([path])
+    agent = agent_of(session.format)
+    if not agent.whole or not session.has_usage:
+        raise UsageError(f"{path}: backtest needs a Claude Code or Codex session with "
+                         "recorded usage")
+    model = model_named(environ.get("COMPACT_DP_MODEL") or agent.model)
+    setting = setting_for(session, {}, model, True, 0, None, None, environ)
+    seen = moments(path, session.format, every)
+    rows: list[dict[str, Any]] = []
+    n = len(session.requests)
+    for m in seen:
+        if m.index >= n:
+            continue
+        answer, question = decide_session(m.session, Options(environ=environ, now=m.time))
+        d, t = answer.decision, answer.decision.terms
+        if d.derived is None or t is None:
+            continue
+        rows.append({"request": m.index, "kind": m.kind, "time": m.time,
+                     "forecast": d.derived.R, "horizon": d.derived.sources.get("R", ""),
+                     "remaining": n - m.index, "predicted": t.billed,
+                     "benefit": d.best_benefit, "compact": d.compact})
+    saved = realized(setting, [(r["request"], r["kind"]) for r in rows])
+    for r, x in zip(rows, saved):
+        r["realized"] = x
+    runs: dict[str, dict[str, Any]] = {
+        str(s["policy"]): s for s in
+        (run.summary() for run in replay_session(setting, policies or POLICIES))}
+    return {"session": path, "format": session.format, "requests": n,
+            "points": rows, "policies": runs, **score(rows), **compare(runs)}
+
+
+# --- the scores --------------------------------------------------------------------------
+
+def spearman(xs: list[float], ys: list[float]) -> float | None:
+    """Rank correlation (ties get their mean rank); None under three points or no spread."""
+    if len(xs) < 3:
+        return None
+
+    def ranks(v: list[float]) -> list[float]:
+        order = sorted(range(len(v)), key=lambda i: v[i])
+        out = [0.0] * len(v)
+        i = 0
+        while i < len(order):
+            k = i
+            while k + 1 < len(order) and v[order[k + 1]] == v[order[i]]:
+                k += 1
+            for m in range(i, k + 1):
+                out[order[m]] = (i + k) / 2
+            i = k + 1
+        return out
+    a, b = ranks(xs), ranks(ys)
+    ma, mb = sum(a) / len(a), sum(b) / len(b)
+    sab = sum((x - ma) * (y - mb) for x, y in zip(a, b))
+    saa = sum((x - ma) ** 2 for x in a)
+    sbb = sum((y - mb) ** 2 for y in b)
+    return sab / math.sqrt(saa * sbb) if saa and sbb else None
+
+
+def median(xs: list[float]) -> float | None:
+    if not xs:
+        return None
+    xs = sorted(xs)
+    mid = len(xs) // 2
+    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
+
+
+def score(rows: list[dict]) -> dict:
+    """The forecast's and the dollars' scores over some points."""
+    if not rows:
+        return {"scores": None}
+    pred = [r["forecast"] for r in rows]
+    actual = [r["remaining"] for r in rows]
+    elapsed = [max(r["request"], 1) for r in rows]
+    log = sum(abs(math.log(p / a)) for p, a in zip(pred, actual)) / len(rows)
+    log_elapsed = sum(abs(math.log(e / a)) for e, a in zip(elapsed, actual)) / len(rows)
+    said = [r["predicted"] for r in rows]
+    got = [r["realized"] for r in rows]
+    ratios = [p / g for p, g in zip(said, got) if g > 0]
+    advised = [r for r in rows if r["compact"]]
+    return {"scores": {
+        "points": len(rows),
+        "forecast_bias": sum(pred) / sum(actual),
+        "forecast_log_error": log, "elapsed_log_error": log_elapsed,
+        "forecast_log_error_vs_elapsed": log / log_elapsed if log_elapsed else None,
+        "dollars_sum_ratio": sum(said) / sum(got) if sum(got) else None,
+        "dollars_median_ratio": median(ratios),
+        "dollars_spearman": spearman(said, got),
+        "compact_advice": len(advised),
+        "compact_advice_paid": (sum(1 for r in advised if r["realized"] > 0) / len(advised)
+                                if advised else None)}}
+
+
+def compare(runs: dict[str, dict]) -> dict:
+    """dp against hindsight and the thresholds (comparable costs: input and summaries)."""
+    if "recorded" not in runs:
+        return {}
+    base = runs["recorded"]["comparable_cost"]
+    out: dict[str, object] = {}
+    best = runs.get("hindsight")
+    for name, run in runs.items():
+        if name == "recorded":
+            continue
+        saving = base - run["comparable_cost"]
+        share = None
+        if best is not None and base - best["comparable_cost"] > 1e-9:
+            share = saving / (base - best["comparable_cost"])
+        run["saving"], run["hindsight_share"] = saving, share
+    dp = runs.get("dp")
+    if dp is not None:
+        thresholds = [r for n, r in runs.items() if n.startswith("threshold:")]
+        out["dp_beats_thresholds"] = bool(thresholds) and all(
+            dp["comparable_cost"] < r["comparable_cost"] for r in thresholds)
+    return out
+
+
+def totals(results: list[dict]) -> dict:
+    """The scores over every point of every session, and the policies' goals over the
+    sessions of 100 requests or more."""
+    rows = [r for res in results if "points" in res for r in res["points"]]
+    long = [res for res in results if "points" in res and res["requests"] >= 100]
+    shares = [res["policies"]["dp"].get("hindsight_share") for res in long
+              if "dp" in res.get("policies", {})]
+    beats = [res.get("dp_beats_thresholds") for res in long if "dp_beats_thresholds" in res]
+    return {"sessions": len([r for r in results if "points" in r]), **score(rows),
+            "long_sessions": len(long),
+            "dp_hindsight_share_median": median([s for s in shares if s is not None]),
+            "dp_beats_thresholds_share": (sum(1 for b in beats if b) / len(beats)
+                                          if beats else None)}

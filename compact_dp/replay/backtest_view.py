@@ -1,0 +1,59 @@
+"""Showing a backtest: a row per session, a total, and the goals the advice is held to."""
+
+from __future__ import annotations
+
+from ..environment import Env
+from ..views.console import buffered_console, fitted_table, text_of
+
+HEADERS = ["session", "requests", "points", "R / actual", "log err / elapsed's",
+           "$ said / got", "ρ", "compact paid", "dp vs best"]
+PRIORITY = [0, 1, 4, 1, 2, 3, 3, 2, 1]
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{x:.0%}"
+
+
+def _num(x: float | None, digits: int = 2) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def _cells(name: str, requests: int, s: dict | None, share: float | None) -> list[str]:
+    if s is None:
+        return [name, f"{requests:,}", "0"] + ["-"] * 5 + [_pct(share)]
+    return [name, f"{requests:,}", f"{s['points']:,}", _num(s["forecast_bias"]),
+            _num(s["forecast_log_error_vs_elapsed"]), _num(s["dollars_sum_ratio"]),
+            _num(s["dollars_spearman"]), _pct(s["compact_advice_paid"]), _pct(share)]
+
+
+def short(path: str, width: int = 40) -> str:
+    return path if len(path) <= width else "…" + path[-(width - 1):]
+
+
+def render(results: list[dict], total: dict, env: Env) -> str:
+    console = buffered_console(env)
+    styled = console.is_terminal and not console.no_color
+    rows = [_cells(short(r["session"]), r["requests"], r.get("scores"),
+                   r["policies"].get("dp", {}).get("hindsight_share")) for r in results]
+    rows.append(_cells(f"total · {total['sessions']:,} sessions",
+                       sum(r["requests"] for r in results), total.get("scores"),
+                       total.get("dp_hindsight_share_median")))
+    console.print(fitted_table(HEADERS, rows, PRIORITY, console.width, styled, left=1))
+    s = total.get("scores") or {}
+    lines = [
+        "R / actual: the forecast's Σ over the requests that came (goal 0.75–1.33); log err "
+        "/ elapsed's: its mean |log| error over the rule 'as many remain as were made' "
+        "(goal ≤ 0.8); $ said / got: predicted over realized saving (median ratio "
+        f"{_num(s.get('dollars_median_ratio'))}, goal 0.67–1.5); ρ: their rank correlation "
+        "(goal ≥ 0.5); dp vs best: dp's saving over the best schedule in hindsight's, "
+        "against what was recorded (total: the median of sessions of 100 or more requests, "
+        "goal ≥ 50 %)."]
+    beats = total.get("dp_beats_thresholds_share")
+    if beats is not None:
+        lines.append(f"dp cheaper than threshold:60 and threshold:83 on {beats:.0%} of "
+                     f"{total['long_sessions']:,} sessions of 100 or more requests (goal "
+                     "≥ 70 %).")
+    from rich.text import Text
+    for line in lines:
+        console.print(Text(line, style="dim"))
+    return text_of(console)

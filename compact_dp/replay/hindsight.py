@@ -1,0 +1,152 @@
+"""The cheapest schedule of compactions in hindsight, under the replay's own billing.
+
+Where the agent can compact — turn ends, and while its context is past its automatic
+threshold, until the safety margin (docs/replay.md) — choose the set of compactions that
+makes the whole session cheapest: every request's input, the summary requests, and, for
+``hindsight`` (not ``hindsight:free``), each compaction's information penalty ④ as the
+decision counts it.  A schedule that lets the context reach the margin is not one the agent
+could follow.
+
+What a compaction leaves does not depend on what came before it (the context starts again
+from what it leaves, every cache holds the fixed prefix), so the cost between two
+compactions depends only on the two: a dynamic programme over the compaction points finds
+the best schedule exactly.  The cost from each point on is one replay that compacts there
+and never again (a *sweep*): at every later point it notes what was spent so far and
+whether the agent could still be there.  The penalty depends on how many compactions came
+before, so the programme counts them too.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from ..core.models import derive
+from ..core.scan import Conversation
+from ..sessions.model import Request
+from .engine import Replay
+from .policies import Compact, Policy, SchedulePolicy, stats_values
+from .setting import Setting
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .policies import State
+
+INFINITE = float("inf")
+MAX_COMPACTIONS = 64          # a schedule with more is never cheapest in practice
+
+Point = tuple[int, int]       # (request index, 0: at the turn end before it, 1: before it)
+START: Point = (-1, -1)       # the session's start: no compaction
+KINDS = {0: "turn", 1: "request"}
+
+
+class Sweep(Policy):
+    """Compact at ``start`` only; at every later point note what was spent so far (before
+    a compaction there) and whether the context had reached the margin before it."""
+
+    name = "sweep"
+
+    def __init__(self, start: Point):
+        self.start = start
+        self.before = 0.0                 # spent when the start was reached
+        self.marks: list[tuple[Point, float, bool]] = []
+        self.blocked = False              # the context reached the margin after the start
+
+    def _point(self, replay: State, request: Request, when: int) -> Compact | None:
+        here = (replay.index, when)
+        if here < self.start:
+            return None
+        s = replay.setting
+        prompt = replay.prompt_now(request)
+        if here == self.start:
+            self.before = replay.spent
+            return Compact(0)
+        if when == 1 and (s.auto is None or prompt < s.auto):
+            return None                   # before a request: only past the threshold
+        self.marks.append((here, replay.spent, not self.blocked))
+        return None
+
+    def at_turn_end(self, replay: State, request: Request) -> Compact | None:
+        return self._point(replay, request, 0)
+
+    def before_request(self, replay: State, request: Request) -> Compact | None:
+        action = self._point(replay, request, 1)
+        if action is None and (replay.index, 1) > self.start and \
+                replay.prompt_now(request) >= replay.setting.hold_limit:
+            self.blocked = True                   # the agent would not have got here
+        return action
+
+
+def penalty(setting: Setting, index: int, before: int) -> float:
+    """④ of a compaction before request ``index`` with ``before`` compactions before it,
+    as the decision counts it there (its forecast of the requests to come, the session's
+    input per request so far)."""
+    session = setting.session
+    done = session.requests[:index]
+    turns = sum(1 for j in session.turn_requests() if j <= index) + 1
+    billed = float(sum(r.usage.prompt for r in done if r.usage is not None))
+    model = session.requests[index].model if index < len(session.requests) else None
+    values = stats_values(setting, model, turns, index, before, billed)
+    horizon = setting.forecast(index) if setting.forecast is not None else None
+    return derive(values, Conversation.summed(1, 1, 0), setting.model, horizon).info_loss
+
+
+def best_schedule(setting: Setting, free: bool = False
+                  ) -> tuple[set[tuple[int, str]], float, float]:
+    """The cheapest schedule's points (request index, "turn" or "request"), its billed
+    cost and its penalties (0 when ``free``)."""
+    sweeps: dict[Point, tuple[Sweep, float]] = {}
+
+    def sweep(start: Point) -> tuple[Sweep, float]:
+        if start not in sweeps:
+            policy = Sweep(start)
+            replay = Replay(setting, policy, setting.events)
+            replay.run()
+            end = INFINITE if policy.blocked else replay.spent - policy.before
+            sweeps[start] = (policy, end)
+        return sweeps[start]
+
+    # value[(point, n)]: the least cost of everything before the compaction at ``point``,
+    # the n-th, its penalty included; from[...] the state before it
+    value: dict[tuple[Point, int], tuple[float, float]] = {(START, 0): (0.0, 0.0)}
+    came: dict[tuple[Point, int], tuple[Point, int]] = {}
+    queue: list[Point] = [START]
+    queued = {START}
+    best_end = (INFINITE, 0.0, (START, 0))
+    while queue:
+        here = heapq.heappop(queue)
+        legs, end = sweep(here)
+        states = [(n, v) for (p, n), v in value.items() if p == here]
+        for n, (cost, pens) in states:
+            if cost + end < best_end[0]:
+                best_end = (cost + end, pens, (here, n))
+        for point, spent, ok in legs.marks:
+            if not ok:
+                break
+            leg = spent - legs.before
+            if point not in queued:
+                queued.add(point)
+                heapq.heappush(queue, point)
+            for n, (cost, pens) in states:
+                if n >= MAX_COMPACTIONS:
+                    continue
+                pen = 0.0 if free else penalty(setting, point[0], n)
+                key = (point, n + 1)
+                total = cost + leg + pen
+                if key not in value or total < value[key][0]:
+                    value[key] = (total, pens + pen)
+                    came[key] = (here, n)
+    total, pens, state = best_end
+    points: set[tuple[int, str]] = set()
+    while state[0] != START:
+        points.add((state[0][0], KINDS[state[0][1]]))
+        state = came[state]
+    return points, total - pens, pens
+
+
+class HindsightPolicy(SchedulePolicy):
+    """Replays the cheapest schedule found in hindsight (so its run is billed and shown
+    like any other policy's)."""
+
+    def __init__(self, setting: Setting, free: bool = False):
+        points, self.cost, self.penalties = best_schedule(setting, free)
+        super().__init__(points, "hindsight:free" if free else "hindsight")
