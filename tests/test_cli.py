@@ -13,7 +13,7 @@ import pytest
 
 from compact_dp.core.params import PARAMS, looks_numeric
 
-from .conftest import (AGENT_ARGS, CASES, EXAMPLE, INPUTS, NATIVE_STATS, STATS_ARGS,
+from .conftest import (AGENT_ARGS, CASES, EXAMPLE, INPUTS, NATIVE_STATS, ROOT, STATS_ARGS,
                        assignments, clean_env, command_path, recorded, run_cli, run_main)
 
 EX = str(EXAMPLE)
@@ -363,3 +363,33 @@ def test_native_decision_imports_no_heavy_module():
     # orjson itself imports dataclasses and re; nothing of the CLI frameworks
     assert not imported_by("--json", *NATIVE_STATS, EX) & {"typer", "rich", "click",
                                                             "pydantic"}
+
+
+# --- a full disk -------------------------------------------------------------------------
+
+STATUS = json.dumps({"transcript_path": str(ROOT / "examples" / "claude-code.jsonl")}).encode()
+FULL_DISK_RUNS = {
+    "decision": [EX], "--json": ["--json", EX], "--explain": ["--explain", EX],
+    "replay": ["replay", EX], "replay --json": ["replay", "--json", EX],
+    "prices": ["prices"], "help": ["help"], "help replay": ["help", "replay"],
+    "--help": ["--help"], "replay --help": ["replay", "--help"], "--version": ["--version"],
+    "hooks path": ["hooks", "path"], "awk form": [*AGENT_ARGS, *STATS_ARGS, EX],
+    "statusline": ["statusline"], "hook": ["hook", "user-prompt-submit"],
+}
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("name", sorted(FULL_DISK_RUNS))
+def test_a_full_disk_is_one_line_and_the_documented_status_for_every_command(name, tmp_path):
+    """stdout on /dev/full, block-buffered as under pipx (no PYTHONUNBUFFERED): one line on
+    stderr, exit 2 — the status line and hooks exit 0 — and the interpreter's own final
+    flush at exit does not fail again ("Exception ignored", exit 120)."""
+    env = clean_env(COMPACT_DP_CACHE=str(tmp_path))
+    env.pop("PYTHONUNBUFFERED", None)
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([command_path(), *FULL_DISK_RUNS[name]], stdout=full,
+                           stderr=subprocess.PIPE, input=STATUS, env=env, timeout=60)
+    err = p.stderr.decode()
+    assert p.returncode == (0 if name in ("statusline", "hook") else 2), err
+    assert err.count("\n") == 1 and err.startswith("compact-dp: "), err
+    assert "No space left on device" in err and "internal error" not in err
