@@ -319,6 +319,56 @@ def test_hooks_never_fail_claude_code(name, data, tmp_path):
     assert r.status == 0 and r.out == ""
 
 
+def with_stdin_left_open(argv: list[str], data: bytes, tmp_path: Path):
+    """Run the installed command with ``data`` on a stdin that is never closed (as a
+    client that keeps its end of the pipe open would): (status, stdout, stderr) once it
+    exits, or the test fails on a hang."""
+    p = subprocess.Popen([command_path(), *argv], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=clean_env(COMPACT_DP_CACHE=str(tmp_path)))
+    try:
+        p.stdin.write(data)
+        p.stdin.flush()
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            pytest.fail(f"{' '.join(argv)} still reads its open stdin")
+        return p.returncode, p.stdout.read().decode(), p.stderr.read().decode()
+    finally:
+        p.stdin.close()
+        p.stdout.close()
+        p.stderr.close()
+
+
+@pytest.mark.parametrize("argv", [["statusline"], ["hook", "user-prompt-submit"]])
+def test_a_stdin_left_open_after_the_json_does_not_hang_the_status_line_or_a_hook(
+        argv, tmp_path):
+    """The JSON is read until it is complete, not until stdin ends: the answer is the
+    same as with stdin closed."""
+    data = status_json(EXAMPLES / "claude-code.jsonl")
+    status, out, err = with_stdin_left_open(argv, data, tmp_path)
+    assert status == 0 and "/compact" in out, err
+    assert out == run_main(*argv, stdin=data,
+                           environ={"COMPACT_DP_CACHE": str(tmp_path)}).out
+
+
+@pytest.mark.parametrize("argv", [["statusline"], ["hook", "user-prompt-submit"],
+                                  ["hook", "pre-compact"]])
+def test_json_that_never_ends_on_an_open_stdin_gives_up_and_exits_0(argv, tmp_path):
+    status, out, err = with_stdin_left_open(argv, b'{"transcript_path": "', tmp_path)
+    assert status == 0
+    assert out.count("\n") == (1 if argv == ["statusline"] else 0)
+
+
+@pytest.mark.parametrize("argv", [["statusline", "--help"],
+                                  ["hook", "user-prompt-submit", "--help"],
+                                  ["hook", "pre-compact", "-h"], ["hook", "--help"]])
+def test_help_never_reads_stdin(argv, tmp_path):
+    status, out, err = with_stdin_left_open(argv, b"", tmp_path)
+    assert status == 0 and out.startswith("Usage: compact-dp "), err
+
+
 # --- install / uninstall ----------------------------------------------------------------------
 
 SETTINGS = {

@@ -98,7 +98,7 @@ def margin_of(args: list[str], env: Env) -> float:
 
 def run(argv: list[str], env: Env) -> int:
     """Dispatch a hook; on any internal error print to stderr and exit 0."""
-    if not argv or argv[0] in ("--help", "-h"):
+    if not argv or "--help" in argv or "-h" in argv:     # never waits for stdin
         env.write(USAGE)
         return 0
     name, rest = argv[0], argv[1:]
@@ -107,9 +107,11 @@ def run(argv: list[str], env: Env) -> int:
         return 0
     try:
         margin = margin_of(rest, env)
-        from ..lightjson import loads
-        raw = env.stdin.read() if env.stdin is not None else b""
-        hook = loads(raw or b"{}")
+        from .stdinjson import read_json
+        try:
+            hook = read_json(env.stdin)
+        except ValueError:
+            hook = {}
         if not isinstance(hook, dict):
             hook = {}
         out = user_prompt_submit(hook, env.environ) if name == "user-prompt-submit" \

@@ -200,19 +200,24 @@ def run(argv: list[str], env: Env) -> int:
         colour_mode = args[i + 1] if i + 1 < len(args) else "auto"
     line = "compact-dp"
     try:
-        raw = env.stdin.read() if env.stdin is not None else b""
-        from ..lightjson import loads
-        try:
-            status = loads(raw or b"{}")
-        except ValueError:
-            status = {}
         line = _with_budget(lambda: status_line(
-            status if isinstance(status, dict) else {}, env.environ, time.time(),
+            _status_json(env), env.environ, time.time(),
             colour_wanted(colour_mode, env.environ)))
     except Exception as e:                # the last line of defence: still one line
         env.fail(f"statusline: {_short(e)}", 0)
     env.write(line.replace("\n", " ") + "\n")
     return 0
+
+
+def _status_json(env: Env) -> dict:
+    """The statusLine object on stdin; {} for anything else (nothing, not JSON, cut
+    short): the line then says what it can without it."""
+    from .stdinjson import read_json
+    try:
+        status = read_json(env.stdin)
+    except ValueError:
+        return {}
+    return status if isinstance(status, dict) else {}
 
 
 def _with_budget(work):
