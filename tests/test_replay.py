@@ -23,6 +23,8 @@ from . import reference
 from .conftest import DEFAULTS, INPUTS, run_main, transcripts
 from .session_fixtures import ClaudeSession, claude_session, text
 
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
 V307 = get_model("v3.0.7")
 PRICES = {"V": "100", "S": "10", "p_input": "1.0", "p_cache": "0.1", "p_out": "2.0"}
 
@@ -381,6 +383,19 @@ def test_replay_a_folder_recursively_in_parallel(tmp_path):
     assert sorted(names) == ["deep.jsonl", "notes.json", "syn_150.jsonl", "syn_40.jsonl"]
     assert "error" in next(s for s in serial["sessions"] if s["session"].endswith("notes.json"))
     assert serial["total"]["sessions"] == 3
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_replay_dash_reads_standard_input_like_a_file(jobs):
+    """``replay -`` is the session on stdin, in a worker process too (--jobs 2)."""
+    f = EXAMPLES / "claude-code.jsonl"
+    r = run_main("replay", "--json", "--jobs", jobs, "-", str(INPUTS / "syn_40.jsonl"),
+                 stdin=f.read_bytes())
+    assert r.status == 0, r.err
+    piped, other = json.loads(r.out)["sessions"]
+    assert piped["session"] == "-" and other["session"].endswith("syn_40.jsonl")
+    from_file = replay_json(str(f))["sessions"][0]
+    assert {**piped, "session": None} == {**from_file, "session": None}
 
 
 def test_replay_writes_one_svg_per_session(tmp_path):

@@ -48,13 +48,17 @@ def find_sessions(paths: list[str]) -> list[str]:
     return out
 
 
-def replay_file(path: str, options: Options) -> dict:
-    """One session: its facts, the recorded bill (with usage), and every policy's run."""
+def replay_file(path: str, options: Options, stdin: bytes | None = None) -> dict:
+    """One session: its facts, the recorded bill (with usage), and every policy's run.
+    ``stdin``: the bytes of standard input, for the path ``-``."""
+    import io
+
     from ..library import FORMAT_DEFAULTS, model_named
     from ..sessions.read import read_session
     from .simulate import recorded_bill, replay_session, setting_for
 
-    session = read_session([path], options.format, options.tokens)
+    session = read_session([path], options.format, options.tokens,
+                           None if stdin is None else io.BytesIO(stdin))
     fmt = FORMAT_DEFAULTS.get(session.format, FORMAT_DEFAULTS["bash-agent"])
     model = options.model or model_named(options.environ.get("COMPACT_DP_MODEL") or
                                          fmt.model)
@@ -80,10 +84,10 @@ def replay_file(path: str, options: Options) -> dict:
     return result
 
 
-def _worker(args: tuple[str, Options]) -> dict:
-    path, options = args
+def _worker(args: tuple[str, Options, bytes | None]) -> dict:
+    path, options, stdin = args
     try:
-        return replay_file(path, options)
+        return replay_file(path, options, stdin)
     except CompactDpError as e:
         return {"session": path, "error": e.line(), "skippable": isinstance(e, FormatError)}
     except Exception as e:                   # one broken file must not stop a thousand
@@ -94,9 +98,11 @@ def _worker(args: tuple[str, Options]) -> dict:
 
 
 def run_batch(paths: list[str], options: Options, jobs: int,
-              progress: Callable[[int], None] | None = None) -> list[dict]:
-    """Replay every file, in order, in ``jobs`` processes; ``progress(n)`` after each."""
-    work = [(p, options) for p in paths]
+              progress: Callable[[int], None] | None = None,
+              stdin: bytes | None = None) -> list[dict]:
+    """Replay every file, in order, in ``jobs`` processes; ``progress(n)`` after each.
+    ``stdin``: what standard input held, for the path ``-`` (sent to its worker only)."""
+    work = [(p, options, stdin if p == "-" else None) for p in paths]
     results: list[dict] = []
     if jobs > 1 and len(paths) > 1:
         from concurrent.futures import ProcessPoolExecutor
