@@ -247,27 +247,45 @@ def test_a_string_false_is_not_a_sidechain(tmp_path):
 
 # --- replay -------------------------------------------------------------------------------------
 
-def test_replay_of_a_folder_goes_on_past_a_file_that_fails(tmp_path, monkeypatch):
-    """One broken session must not cost the others their table (COMPACT_DP_DEBUG unset,
-    as for a user)."""
+def test_replay_of_a_folder_names_every_file_it_skipped_on_stderr_and_in_json(
+        tmp_path, monkeypatch):
+    """Five files that cannot be replayed, each for another reason: each gets one line on
+    stderr naming it and why, and an entry in --json's ``skipped``; the session that can
+    be replayed is replayed."""
     from compact_dp.replay import batch
     (tmp_path / "good.jsonl").write_bytes((EXAMPLES / "claude-code.jsonl").read_bytes())
-    (tmp_path / "bad.jsonl").write_bytes((EXAMPLES / "claude-code.jsonl").read_bytes())
+    (tmp_path / "bug.jsonl").write_bytes((EXAMPLES / "claude-code.jsonl").read_bytes())
+    (tmp_path / "notes.json").write_text("just text, no session\n")
+    (tmp_path / "binary.jsonl").write_bytes(b"\x00\x01\x02")
+    (tmp_path / "deep").mkdir()
+    (tmp_path / "deep" / "side.jsonl").write_text(dumps(
+        {"type": "user", "isSidechain": True, "sessionId": "s",
+         "message": {"role": "user", "content": "x"}}) + "\n")
+    (tmp_path / "gone.jsonl").symlink_to(tmp_path / "nowhere")
     real = batch.replay_file
 
-    def breaks_on_bad(path, *args, **kw):
-        if path.endswith("bad.jsonl"):
+    def breaks_on_bug(path, *args, **kw):
+        if path.endswith("bug.jsonl"):
             raise RuntimeError("a bug met in one file")
         return real(path, *args, **kw)
 
-    monkeypatch.setattr(batch, "replay_file", breaks_on_bad)
-    r = run_main("replay", "--json", str(tmp_path), environ={"COMPACT_DP_DEBUG": ""})
-    assert r.status == 0, r.err
-    sessions = {Path(s["session"]).name: s for s in json.loads(r.out)["sessions"]}
-    assert "a bug met in one file" in sessions["bad.jsonl"]["error"]
-    assert sessions["good.jsonl"]["policies"]
-    r = run_main("replay", str(tmp_path), environ={"COMPACT_DP_DEBUG": "", "COLUMNS": "200"})
-    assert r.status == 0 and "1 file(s) left out" in r.out and "a bug met" in r.out
+    monkeypatch.setattr(batch, "replay_file", breaks_on_bug)
+    bad = ["binary.jsonl", "bug.jsonl", "deep/side.jsonl", "gone.jsonl", "notes.json"]
+    for args in (["--json"], []):
+        r = run_main("replay", *args, str(tmp_path), environ={"COMPACT_DP_DEBUG": ""})
+        assert r.status == 0, r.err
+        lines = r.err.splitlines()
+        assert len(lines) == len(bad), r.err
+        for name, line in zip(bad, lines):
+            assert line.startswith(f"compact-dp: warning: skipped {tmp_path / name}: ")
+            assert "…" not in line
+        assert "a bug met in one file" in lines[1] and "No such file" in lines[3]
+    obj = json.loads(run_main("replay", "--json", str(tmp_path),
+                              environ={"COMPACT_DP_DEBUG": ""}).out)
+    assert [s["session"] for s in obj["skipped"]] == [str(tmp_path / n) for n in bad]
+    assert all(s["error"] and str(tmp_path) not in s["error"] for s in obj["skipped"])
+    assert [Path(s["session"]).name for s in obj["sessions"]] == ["good.jsonl"]
+    assert "5 files skipped" in r.out
 
 
 def test_replay_recorded_on_a_session_without_usage_says_why(tmp_path):

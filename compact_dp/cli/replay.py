@@ -56,7 +56,7 @@ def build(env: Env):
 def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_out: bool,
                    given: dict[str, str]) -> int:
     from ..core.params import BY_AWK, native_values
-    from ..replay.batch import Options, find_sessions
+    from ..replay.batch import Options, find_sessions, skip_reason
     from ..replay.simulate import make_policy
     from ..sessions.read import TOKEN_MODES
 
@@ -92,8 +92,10 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
     explicit = [r for r in results if "error" in r and
                 (not r.get("skippable") or r["session"] in paths)]
     if explicit:
-        raise UsageError(explicit[0]["error"].split(": ", 1)[-1])
+        raise UsageError(explicit[0]["error"])
     for r in results:
+        if "error" in r:
+            env.warn(f"skipped {r['session']}: {skip_reason(r)}")
         for warning in r.get("warnings", ()):
             env.warn(f"{r['session']}: {warning}")
     if plot:

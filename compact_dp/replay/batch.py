@@ -4,7 +4,8 @@ and add them up.
 A worker returns plain data — summaries, the recorded bill, the context of every request —
 so a process pool pays off: nothing large crosses back.  A folder is searched recursively;
 files under a ``subagents/`` folder are sub-agents' sidechains, not sessions, and files that
-are not sessions are skipped with a count, so one stray file does not stop a thousand.
+are not sessions, cannot be read or meet a bug are skipped, each named with its reason, so
+one stray file does not stop a thousand.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import os
 
 from ..core.models import Model
-from ..errors import CompactDpError, FormatError, UsageError
+from ..errors import CompactDpError, FormatError, InputError, UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -89,12 +90,18 @@ def _worker(args: tuple[str, Options, bytes | None]) -> dict:
     try:
         return replay_file(path, options, stdin)
     except CompactDpError as e:
-        return {"session": path, "error": e.line(), "skippable": isinstance(e, FormatError)}
+        return {"session": path, "error": e.line().removeprefix("error: "),
+                "skippable": isinstance(e, (FormatError, InputError))}
     except Exception as e:                   # one broken file must not stop a thousand
         if options.environ.get("COMPACT_DP_DEBUG"):
             raise
         return {"session": path, "error": f"internal error: {type(e).__name__}: {e}",
                 "skippable": True}
+
+
+def skip_reason(result: dict) -> str:
+    """Why a file was skipped, without its path (said next to it)."""
+    return result["error"].replace(f"{result['session']}: ", "", 1)
 
 
 def run_batch(paths: list[str], options: Options, jobs: int,
