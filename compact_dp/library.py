@@ -302,8 +302,8 @@ def decide_transcript(path: str, env: Mapping[str, str], seconds: float, now: fl
     """What the status line and the hooks ask after every message: read a live transcript
     on from where the last call stopped (``$COMPACT_DP_CACHE``), for at most ``seconds``,
     and decide — or, when the reading is not done yet, say so (no answer)."""
-    from .sessions.incremental import read_incremental
-    reading = read_incremental(os.path.expanduser(path), env.get("COMPACT_DP_CACHE"),
+    from .sessions.incremental import cache_dir, read_incremental
+    reading = read_incremental(os.path.expanduser(path), cache_dir(env),
                                deadline=time.monotonic() + seconds)
     if reading.session is None:
         return reading, None, None

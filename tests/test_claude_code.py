@@ -152,6 +152,27 @@ def test_statusline_colour_only_where_wanted(tmp_path):
                                 environ={"COMPACT_DP_CACHE": str(tmp_path)}).out
 
 
+@pytest.mark.parametrize("args", [["--color", "bogus"], ["--color=sometimes"],
+                                  ["--color"]])
+def test_a_bad_colour_mode_is_said_on_stderr_and_the_line_still_prints(args, tmp_path):
+    f = EXAMPLES / "claude-code.jsonl"
+    r = run_main("statusline", *args, stdin=status_json(f),
+                 environ={"COMPACT_DP_CACHE": str(tmp_path)})
+    assert r.status == 0 and r.out.count("\n") == 1 and "/compact" in r.out
+    assert r.err.count("\n") == 1 and "not one of auto|always|never" in r.err
+    assert ANSI in r.out                                 # auto, as without the option
+
+
+def test_an_empty_compact_dp_cache_means_the_default_cache_folder(tmp_path):
+    """COMPACT_DP_CACHE= is unset, as for every env var here: the reader's state goes
+    to $XDG_CACHE_HOME/compact-dp, and nowhere else."""
+    f = EXAMPLES / "claude-code.jsonl"
+    r = run_main("statusline", stdin=status_json(f),
+                 environ={"COMPACT_DP_CACHE": "", "XDG_CACHE_HOME": str(tmp_path / "xdg")})
+    assert r.status == 0 and "/compact" in r.out
+    assert len(list((tmp_path / "xdg" / "compact-dp").glob("*.state"))) == 1
+
+
 def test_statusline_never_outlives_its_budget(monkeypatch, tmp_path):
     """A transcript that takes too long gives the short line, not a hang."""
     import compact_dp.integrations.statusline as sl

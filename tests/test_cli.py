@@ -270,6 +270,26 @@ def test_native_errors(args, env, words):
     assert_one_line_error(r.status, r.out, r.err, *words)
 
 
+@pytest.mark.parametrize("args, words", [
+    (["--context-tokens", "-5", EX], ["--context-tokens", "≥ 0"]),
+    (["--now", "1e20", EX], ["--now", "1e20", "not a time"]),
+    (["--now", "-1", EX], ["--now", "not a time"]),
+    (["--now", "+nan", EX], ["--now"]),
+    (["--now", "1900-01-01", EX], ["--now", "not a time"]),
+    (["--format=", EX], ["--format", "empty"]),
+    (["--price", "", EX], ["--price", "empty"]),
+    (["--model", "", EX], ["--model", "empty"]),
+    (["replay", "--format=", EX], ["--format", "empty"]),
+    (["replay", "--price", "", EX], ["--price", "empty"]),
+    (["replay", "--policy", "dp", "--policy=", EX], ["--policy", "empty"]),
+])
+def test_a_value_that_means_nothing_is_refused_not_taken_for_the_default(args, words):
+    """An empty value (a shell variable that expanded to nothing), a negative context, a
+    moment before 1970 or after the year 9999: each is named, never silently used."""
+    r = run_main(*args)
+    assert_one_line_error(r.status, r.out, r.err, *words)
+
+
 def test_native_without_file_on_a_terminal_is_an_error():
     """With a terminal on stdin we would wait forever; say what is missing instead."""
     r = run_main(stdin_isatty=True)

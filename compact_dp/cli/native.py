@@ -69,27 +69,34 @@ def run(argv: list[str], env: Env) -> int:
     return status or (result.policy.exit_status if result.policy else 0)
 
 
-def p_write_of(args: Parsed) -> float | None:
-    text = args.text("p_write")
-    if text is None:
-        return None
-    x = strict_number(text, "--p-write")
+def non_negative(text: str, where: str) -> float:
+    x = strict_number(text, where)
     if x < 0:
-        raise UsageError(f"--p-write: {text!r} is out of range (must be a number ≥ 0)")
+        raise UsageError(f"{where}: {text!r} is out of range (must be a number ≥ 0)")
     return x
 
 
+def p_write_of(args: Parsed) -> float | None:
+    text = args.text("p_write")
+    return None if text is None else non_negative(text, "--p-write")
+
+
+LAST_MOMENT = 253402300799.0        # 9999-12-31T23:59:59Z, the last an ISO date can say
+
+
 def now_of(args: Parsed) -> float | None:
-    """--now: ISO 8601 or seconds since the epoch."""
+    """--now: ISO 8601 or seconds since the epoch, from 1970 to the year 9999 (a cache
+    clock before its epoch or past any date is a typo, not a moment)."""
     text = args.text("now")
     if text is None:
         return None
     from ..sessions.timefmt import parse_time
     if looks_numeric(text):
-        return float(text)
-    when = parse_time(text.replace("+00:00", "Z"))
-    if when is None:
-        raise UsageError(f"--now: {text!r} is not a time (ISO 8601, e.g. "
+        when: float | None = strict_number(text, "--now")
+    else:
+        when = parse_time(text.replace("+00:00", "Z"))
+    if when is None or not 0 <= when <= LAST_MOMENT:
+        raise UsageError(f"--now: {text!r} is not a time from 1970 to 9999 (ISO 8601, e.g. "
                          "2026-02-12T20:30:00Z, or seconds since 1970)")
     return when
 
@@ -109,7 +116,7 @@ def policy_of(args: Parsed) -> PolicyAsk | None:
     trigger = trigger or "auto"
     if trigger not in TRIGGERS:
         raise UsageError(f"--trigger: {trigger!r} is not one of {', '.join(TRIGGERS)}")
-    context = strict_number(tokens, "--context-tokens") if tokens else 0.0
+    context = non_negative(tokens, "--context-tokens") if tokens else 0.0
     force = DEFAULT_FORCE_PERCENT
     if percent is not None:
         p = strict_number(percent, "--force-percent")

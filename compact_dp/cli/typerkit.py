@@ -7,7 +7,7 @@ from typing import Any, Callable, List, Optional
 
 import typer
 
-from .options import Option
+from .options import Option, not_empty
 
 
 def typer_parameter(o: Option) -> inspect.Parameter:
@@ -39,6 +39,11 @@ def command(name: str, func: Callable[..., int], options: list[Option], files_he
             doc: str, files_metavar: str = "FILE..."):
     """A click command from a function taking **kwargs, its Options and a FILE... list."""
     def wrapper(**kwargs: Any) -> int:
+        for o in options:
+            value = kwargs.get(o.dest)
+            for v in value if isinstance(value, list) else [value]:
+                if isinstance(v, str):
+                    not_empty(o.flag, v)
         return func(**kwargs)
     wrapper.__doc__ = doc
     wrapper.__signature__ = inspect.Signature(  # type: ignore[attr-defined]

@@ -26,14 +26,18 @@ from .read import (BOM, CLAUDE_MARKERS, HEAD, chunks, feed_block, finished, line
 from .sizing import size_session
 from .sniff import sniff
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Mapping
+
 CACHE_VERSION = 3
 CHECK = 64                     # bytes before the saved offset that must not have changed
 RESUMABLE = ("claude-code", "codex")
 
 
-def cache_dir(environ: dict | None = None) -> str:
+def cache_dir(environ: Mapping[str, str] | None = None) -> str:
     """$COMPACT_DP_CACHE, else $XDG_CACHE_HOME/compact-dp, else ~/.cache/compact-dp
-    (~/Library/Caches/compact-dp on macOS)."""
+    (~/Library/Caches/compact-dp on macOS); an empty variable counts as unset."""
     env = os.environ if environ is None else environ
     if env.get("COMPACT_DP_CACHE"):
         return env["COMPACT_DP_CACHE"]
