@@ -35,6 +35,14 @@ class BadValue(UsageError):
     """A parameter value that is not valid for the native form or the Python API."""
 
 
+class NotAHook(UsageError):
+    """``compact-dp hook`` without a hook's name, or with a name that is none: exit 1,
+    because Claude Code takes a hook's exit 2 to mean "block" (a UserPromptSubmit hook
+    would erase the prompt) and reports any other status without blocking."""
+
+    status = EXIT_SKIP
+
+
 class InputError(CompactDpError):
     """A conversation file that cannot be opened or read; the message names it."""
 

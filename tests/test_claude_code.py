@@ -340,6 +340,15 @@ def test_hooks_never_fail_claude_code(name, data, tmp_path):
     assert r.status == 0 and r.out == ""
 
 
+@pytest.mark.parametrize("data", [b"garbage\n", b"", b"[1, 2]", b'{"transcript_path": '])
+@pytest.mark.parametrize("name", ["user-prompt-submit", "pre-compact"])
+def test_a_hook_given_no_json_object_says_so_in_plain_words(name, data, tmp_path):
+    r = run_main("hook", name, stdin=data, environ={"COMPACT_DP_CACHE": str(tmp_path)})
+    assert r.status == 0 and r.out == ""
+    assert r.err == f"compact-dp: hook {name}: standard input holds no JSON object; " \
+        "nothing to do\n"
+
+
 def with_stdin_left_open(argv: list[str], data: bytes, tmp_path: Path):
     """Run the installed command with ``data`` on a stdin that is never closed (as a
     client that keeps its end of the pipe open would): (status, stdout, stderr) once it

@@ -310,6 +310,28 @@ def test_help_version_and_help_command():
     assert_one_line_error(r.status, r.out, r.err, "nonsense")
 
 
+@pytest.mark.parametrize("argv, status, words", [
+    (["hook"], 1, ["hook needs a name", "user-prompt-submit", "pre-compact"]),
+    (["hook", "bogus"], 1, ["unknown hook 'bogus'", "user-prompt-submit"]),
+    (["hooks"], 2, ["hooks needs a command", "path"]),
+    (["hooks", "bogus"], 2, ["unknown hooks command 'bogus'"]),
+])
+def test_a_missing_or_unknown_hook_is_one_line_and_a_nonzero_status(argv, status, words):
+    """Exit 1, not 2, for hook: Claude Code takes a hook's exit 2 to mean block."""
+    r = run_main(*argv)
+    assert (r.status, r.out) == (status, "")
+    assert r.err.count("\n") == 1 and r.err.startswith("compact-dp: error: "), r.err
+    for w in words:
+        assert w in r.err, r.err
+
+
+@pytest.mark.parametrize("argv", [["hooks", "path", "--help"], ["hooks", "-h"],
+                                  ["hooks", "--help", "path"]])
+def test_hooks_help_anywhere_shows_the_usage(argv):
+    r = run_main(*argv)
+    assert r.status == 0 and r.out.startswith("Usage: compact-dp hooks path") and not r.err
+
+
 def test_options_before_a_command_belong_to_it(tmp_path):
     """compact-dp --model v4.2 replay F means replay F with --model v4.2."""
     f = str(INPUTS / "syn_40.jsonl")
