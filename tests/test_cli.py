@@ -310,6 +310,18 @@ def test_help_version_and_help_command():
     assert_one_line_error(r.status, r.out, r.err, "nonsense")
 
 
+@pytest.mark.parametrize("typo, command", [("replya", "replay"), ("price", "prices"),
+                                            ("statusln", "statusline"), ("hlep", "help")])
+def test_a_mistyped_command_that_is_no_file_gets_the_command_suggested(typo, command,
+                                                                        tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = run_main(typo)
+    assert_one_line_error(r.status, r.out, r.err, typo, f"did you mean {command}?")
+    (tmp_path / typo).write_text("")                     # a file of that name: no guess
+    r = run_main(typo, str(tmp_path / "missing"))
+    assert r.status == 2 and "did you mean" not in r.err
+
+
 @pytest.mark.parametrize("argv, status, words", [
     (["hook"], 1, ["hook needs a name", "user-prompt-submit", "pre-compact"]),
     (["hook", "bogus"], 1, ["unknown hook 'bogus'", "user-prompt-submit"]),
