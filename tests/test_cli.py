@@ -344,6 +344,17 @@ def test_hooks_help_anywhere_shows_the_usage(argv):
     assert r.status == 0 and r.out.startswith("Usage: compact-dp hooks path") and not r.err
 
 
+@pytest.mark.parametrize("command, operand", [("replay", "FILE"), ("prices", "MODEL"),
+                                              ("install", "TARGET"),
+                                              ("uninstall", "TARGET")])
+def test_help_pages_show_plain_metavars_not_python_types(command, operand):
+    out = run_main("help", command).out
+    usage = out.splitlines()[0]
+    assert usage.endswith(f"[{operand}]..."), usage
+    assert "<" not in out and "list[" not in out and "...]" not in out
+    assert f"\n  {operand} " in out                       # the Arguments section
+
+
 def test_options_before_a_command_belong_to_it(tmp_path):
     """compact-dp --model v4.2 replay F means replay F with --model v4.2."""
     f = str(INPUTS / "syn_40.jsonl")
