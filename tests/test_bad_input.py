@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from compact_dp.core.models import MODEL_TABLE
 from compact_dp.sessions.read import read_session
@@ -139,6 +141,54 @@ def test_malformed_openai_messages_are_skipped_and_called_messages(tmp_path):
 def test_a_file_of_nothing_but_malformed_messages_is_a_one_line_error(data, tmp_path):
     r = run_main("--format", "openai", str(write(tmp_path, data, "chat.json")))
     assert r.status == 2 and r.err.count("\n") == 1 and "chat.json: " in r.err
+
+
+# Any JSON, shaped like the formats' lines often enough to reach every field a reader reads.
+NAMES = ["user", "assistant", "system", "compact_boundary", "response_item", "event_msg",
+         "turn_context", "compacted", "message", "token_count", "user_message",
+         "context_compacted", "reasoning", "function_call", "function_call_output",
+         "tool_result", "text", "<synthetic>", "auto", "tool", "developer",
+         "2026-01-01T00:00:00Z"]
+KEYS = ["type", "message", "content", "role", "usage", "id", "uuid", "requestId", "model",
+        "timestamp", "isSidechain", "subtype", "compactMetadata", "trigger", "preTokens",
+        "isCompactSummary", "isMeta", "text", "input_tokens", "cache_creation_input_tokens",
+        "cache_creation", "ephemeral_1h_input_tokens", "cache_read_input_tokens",
+        "output_tokens", "payload", "info", "last_token_usage", "total_token_usage",
+        "cached_input_tokens", "cache_write_input_tokens", "replacement_history",
+        "record_type", "instructions", "tool_calls", "messages", "sessionId"]
+ANY_JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-10, 10 ** 16), st.floats(),
+              st.sampled_from(NAMES), st.text(max_size=4)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(st.sampled_from(KEYS), inner, max_size=8)),
+    max_leaves=30)
+
+
+@given(st.lists(ANY_JSON, max_size=8))
+def test_every_reader_takes_any_json_and_never_raises(values):
+    """Readers check shapes themselves: whatever a line parses to, it is read, left out or
+    counted — so read.py need not catch TypeError and friends, which would hide bugs."""
+    from compact_dp.sessions.read import reader_for
+    for fmt in ("claude-code", "codex", "openai"):
+        reader = reader_for(fmt)
+        for value in values:
+            reader.feed(value)
+        reader.session("x")
+
+
+@pytest.mark.parametrize("bug", [TypeError, AttributeError, KeyError, IndexError])
+def test_a_bug_in_a_reader_is_an_internal_error_not_a_malformed_line(bug, monkeypatch,
+                                                                      tmp_path):
+    from compact_dp.sessions.claude_code import ClaudeCodeReader
+
+    def broken(self, obj, message):
+        raise bug("a reader bug")
+    monkeypatch.setattr(ClaudeCodeReader, "_user", broken)
+    r = run_main(str(write(tmp_path, claude_session().text())),
+                 environ={"COMPACT_DP_DEBUG": ""})
+    assert r.status == 2 and "malformed" not in r.err
+    assert r.err.startswith(f"compact-dp: internal error: {bug.__name__}: ") and \
+        "a reader bug" in r.err
 
 
 # --- the format -------------------------------------------------------------------------------
