@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compact_dp.core.models import MODEL_TABLE
@@ -143,37 +143,68 @@ def test_a_file_of_nothing_but_malformed_messages_is_a_one_line_error(data, tmp_
     assert r.status == 2 and r.err.count("\n") == 1 and "chat.json: " in r.err
 
 
-# Any JSON, shaped like the formats' lines often enough to reach every field a reader reads.
-NAMES = ["user", "assistant", "system", "compact_boundary", "response_item", "event_msg",
-         "turn_context", "compacted", "message", "token_count", "user_message",
-         "context_compacted", "reasoning", "function_call", "function_call_output",
-         "tool_result", "text", "<synthetic>", "auto", "tool", "developer",
-         "2026-01-01T00:00:00Z"]
-KEYS = ["type", "message", "content", "role", "usage", "id", "uuid", "requestId", "model",
-        "timestamp", "isSidechain", "subtype", "compactMetadata", "trigger", "preTokens",
-        "isCompactSummary", "isMeta", "text", "input_tokens", "cache_creation_input_tokens",
-        "cache_creation", "ephemeral_1h_input_tokens", "cache_read_input_tokens",
-        "output_tokens", "payload", "info", "last_token_usage", "total_token_usage",
-        "cached_input_tokens", "cache_write_input_tokens", "replacement_history",
-        "record_type", "instructions", "tool_calls", "messages", "sessionId"]
-ANY_JSON = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(-10, 10 ** 16), st.floats(),
-              st.sampled_from(NAMES), st.text(max_size=4)),
-    lambda inner: st.one_of(st.lists(inner, max_size=3),
-                            st.dictionaries(st.sampled_from(KEYS), inner, max_size=8)),
-    max_leaves=30)
+def _places(value, path=()):
+    """Every place in a parsed line: the path to each value inside it."""
+    yield path
+    items = value.items() if isinstance(value, dict) else \
+        enumerate(value) if isinstance(value, list) else ()
+    for key, inner in items:
+        yield from _places(inner, path + (key,))
 
 
-@given(st.lists(ANY_JSON, max_size=8))
-def test_every_reader_takes_any_json_and_never_raises(values):
+def _replaced(value, path, new):
+    """``value`` with the value at ``path`` replaced by ``new`` (removed when new is GONE)."""
+    if not path:
+        return new
+    copy = dict(value) if isinstance(value, dict) else list(value)
+    if new is GONE and len(path) == 1:
+        del copy[path[0]]
+    else:
+        copy[path[0]] = _replaced(value[path[0]], path[1:], new)
+    return copy
+
+
+GONE = object()
+ANY_JSON = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(),
+                                  st.text(max_size=3)),
+                        lambda inner: st.one_of(st.lists(inner, max_size=2),
+                                                st.dictionaries(st.text(max_size=2), inner,
+                                                                max_size=2)),
+                        max_leaves=4)
+VALID_LINES = {"claude-code": [json.loads(x) for x in claude_session().lines],
+               "codex": [json.loads(x) for x in codex_lines()[0]],
+               "openai": OPENAI_MESSAGES}
+
+
+@st.composite
+def a_field_wrong_in_every_line(draw):
+    """A format's valid lines, each with one value anywhere in it replaced by any JSON (or
+    removed): every shape check a reader makes is one such place."""
+    fmt = draw(st.sampled_from(sorted(VALID_LINES)))
+    lines = []
+    for line in VALID_LINES[fmt]:
+        # deepest first: hypothesis favours the first choice, which would be the whole line
+        path = draw(st.sampled_from(list(_places(line))[::-1]))
+        lines.append(_replaced(line, path, draw(st.one_of(ANY_JSON, st.just(GONE)) if path
+                                                else ANY_JSON)))
+    return fmt, lines
+
+
+@settings(max_examples=300)
+@given(a_field_wrong_in_every_line())
+def test_every_reader_takes_a_line_of_any_shape_and_never_raises(case):
     """Readers check shapes themselves: whatever a line parses to, it is read, left out or
-    counted — so read.py need not catch TypeError and friends, which would hide bugs."""
+    counted — so read.py need not catch TypeError and friends, which would hide bugs — and
+    the state the status line saves still marshals."""
+    import marshal
+
     from compact_dp.sessions.read import reader_for
-    for fmt in ("claude-code", "codex", "openai"):
-        reader = reader_for(fmt)
-        for value in values:
-            reader.feed(value)
-        reader.session("x")
+    fmt, lines = case
+    reader = reader_for(fmt)
+    for line in lines:
+        reader.feed(line)
+    reader.session("x")
+    marshal.dumps(reader.state())
 
 
 @pytest.mark.parametrize("bug", [TypeError, AttributeError, KeyError, IndexError])
