@@ -376,7 +376,7 @@ def test_replay_a_folder_recursively_in_parallel(tmp_path):
     shutil.copy(INPUTS / "syn_12.jsonl", tmp_path / "a" / "b" / "deep.jsonl")
     shutil.copy(INPUTS / "syn_12.jsonl", tmp_path / "a" / "b" / "subagents" / "x.jsonl")
     (tmp_path / "a" / "notes.json").write_text("just text, no session\n")
-    serial = replay_json("--max-context", "30000", str(tmp_path))
+    serial = replay_json("--jobs", "1", "--max-context", "30000", str(tmp_path))
     parallel = replay_json("--jobs", "2", "--max-context", "30000", str(tmp_path))
     assert parallel == serial
     names = [Path(s["session"]).name for s in serial["sessions"]]
@@ -396,6 +396,33 @@ def test_replay_dash_reads_standard_input_like_a_file(jobs):
     assert piped["session"] == "-" and other["session"].endswith("syn_40.jsonl")
     from_file = replay_json(str(f))["sessions"][0]
     assert {**piped, "session": None} == {**from_file, "session": None}
+
+
+@pytest.mark.parametrize("args, cores, workers", [
+    (["--jobs", "64"], 2, 2),              # never more workers than cores
+    (["--jobs", "64"], 8, 5),              # nor than files
+    (["--jobs", "3"], 8, 3),
+    ([], 3, 3),                            # the default: one per core
+    ([], 1, 0),                            # one core: no pool at all
+    (["--jobs", "1"], 8, 0),
+])
+def test_replay_starts_a_worker_per_core_at_most(args, cores, workers, tmp_path,
+                                                  monkeypatch):
+    import concurrent.futures
+
+    from compact_dp.replay import batch
+    started = []
+
+    class Pool(concurrent.futures.ThreadPoolExecutor):
+        def __init__(self, max_workers):
+            started.append(max_workers)
+            super().__init__(max_workers)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", Pool)
+    monkeypatch.setattr(batch, "cores", lambda: cores)
+    for i in range(5):
+        shutil.copy(INPUTS / "syn_12.jsonl", tmp_path / f"s{i}.jsonl")
+    assert len(replay_json(*args, str(tmp_path))["sessions"]) == 5
+    assert started == ([workers] if workers else [])
 
 
 def test_replay_writes_one_svg_per_session(tmp_path):

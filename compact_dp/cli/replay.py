@@ -28,8 +28,8 @@ OPTIONS = [
     Option("--plot", "plot", "also write the picture as SVG (one file per session)",
            metavar="FILE.svg"),
     Option("--json", "json", "print one JSON object", takes_value=False),
-    Option("--jobs", "jobs", "replay sessions in N parallel processes (default 1)",
-           metavar="N"),
+    Option("--jobs", "jobs", "replay sessions in up to N parallel processes, at most one "
+           "per core and per file (default: the number of cores)", metavar="N"),
     *[o for o in CACHE if o.dest in ("price", "cache_ttl")],
     *param_options(skip=STATS),
 ]
@@ -56,7 +56,7 @@ def build(env: Env):
 def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_out: bool,
                    given: dict[str, str]) -> int:
     from ..core.params import BY_AWK, native_values
-    from ..replay.batch import Options, find_sessions, skip_reason
+    from ..replay.batch import Options, cores, find_sessions, skip_reason
     from ..replay.simulate import make_policy
     from ..sessions.read import TOKEN_MODES
 
@@ -69,7 +69,7 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
     if keep not in ("auto", "best", "none"):
         raise UsageError(f"--keep: {keep!r} is not one of auto, best, none")
     keep_tokens = whole_number(given.pop("keep_tokens", None), "--keep-tokens", 20000, 0)
-    jobs = whole_number(given.pop("jobs", None), "--jobs", 1, 1)
+    jobs = whole_number(given.pop("jobs", None), "--jobs", cores(), 1)
     plot = given.pop("plot", None)
     if plot is not None:
         check_plot_path(plot)

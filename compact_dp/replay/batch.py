@@ -104,17 +104,28 @@ def skip_reason(result: dict) -> str:
     return result["error"].replace(f"{result['session']}: ", "", 1)
 
 
+def cores() -> int:
+    """The cores this process may run on (its affinity, where the system says)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def run_batch(paths: list[str], options: Options, jobs: int,
               progress: Callable[[int], None] | None = None,
               stdin: bytes | None = None) -> list[dict]:
-    """Replay every file, in order, in ``jobs`` processes; ``progress(n)`` after each.
-    ``stdin``: what standard input held, for the path ``-`` (sent to its worker only)."""
+    """Replay every file, in order, in up to ``jobs`` processes — never more than there
+    are cores (more would only take turns on them, each paying its start) or files;
+    ``progress(n)`` after each.  ``stdin``: what standard input held, for the path ``-``
+    (sent to its worker only)."""
     work = [(p, options, stdin if p == "-" else None) for p in paths]
     results: list[dict] = []
-    if jobs > 1 and len(paths) > 1:
+    workers = min(jobs, cores(), len(paths))
+    if workers > 1:
         from concurrent.futures import ProcessPoolExecutor
-        with ProcessPoolExecutor(min(jobs, len(paths))) as pool:
-            chunk = max(1, len(paths) // (jobs * 8))
+        with ProcessPoolExecutor(workers) as pool:
+            chunk = max(1, len(paths) // (workers * 8))
             for result in pool.map(_worker, work, chunksize=chunk):
                 results.append(result)
                 if progress:
