@@ -355,6 +355,22 @@ def test_help_pages_show_plain_metavars_not_python_types(command, operand):
     assert f"\n  {operand} " in out                       # the Arguments section
 
 
+def test_help_and_the_package_metadata_say_where_the_docs_are():
+    """A pipx user has no source tree: --help names the docs' address, and the installed
+    package's metadata has it and the home page, as pyproject.toml says."""
+    import tomllib
+    from importlib.metadata import metadata
+
+    urls = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]
+    assert urls == {"Homepage": "https://github.com/compact-dp/compact-dp",
+                    "Documentation": "https://github.com/compact-dp/compact-dp/tree/main/docs"}
+    assert set(metadata("compact-dp").get_all("Project-URL")) == \
+        {f"{name}, {url}" for name, url in urls.items()}
+    for argv in (["--help"], ["help", "replay"]):
+        out = run_main(*argv, environ={"COLUMNS": "200"}).out
+        assert urls["Documentation"] in out and "source tree" not in out, argv
+
+
 def test_options_before_a_command_belong_to_it(tmp_path):
     """compact-dp --model v4.2 replay F means replay F with --model v4.2."""
     f = str(INPUTS / "syn_40.jsonl")

@@ -7,7 +7,7 @@ for starts about as fast as the awk form.
 
 from __future__ import annotations
 
-from ..version import __version__
+from ..version import DOCS, __version__
 from ..core.awkvalue import looks_numeric
 from ..core.params import BY_AWK, strict_number
 from ..core.policy import DEFAULT_FORCE_PERCENT, TRIGGERS
@@ -22,7 +22,7 @@ from .options import DECIDE_OPTIONS, Parsed, help_text, parse
 USAGE = "compact-dp [OPTIONS] [FILE]...  |  compact-dp COMMAND ..."
 DESCRIPTION = ("Decide whether (and where) to compact a coding agent's conversation and "
                "print the messages to keep (0 = do not compact). FILE is a bash-agent, "
-               "Claude Code, Codex or OpenAI chat session (docs/formats.md); bash-agent "
+               "Claude Code, Codex or OpenAI chat session (formats.md in the docs); bash-agent "
                "files are read as one stream; - or none reads standard input. What the "
                "session records (turns, requests, compactions, input tokens, the fixed "
                "prefix) fills the options not given. Any -v or -f argument selects the "
@@ -32,11 +32,17 @@ EPILOG = ("Commands: replay (what each compaction policy would have cost over re
           "install / uninstall claude-code, hooks path (where the bash hooks are installed), "
           "help [COMMAND]. "
           "Exit status: 0 answered (with a policy: compact now), 1 a policy says do not "
-          "compact, 2 error. Documentation: docs/ in the source tree.")
+          "compact, 2 error.")
 
 
 def decide_help(width: int = 80) -> str:
-    return help_text(USAGE, DESCRIPTION, DECIDE_OPTIONS, width, EPILOG)
+    return help_text(USAGE, DESCRIPTION, DECIDE_OPTIONS, width, EPILOG) + docs_line()
+
+
+def docs_line() -> str:
+    """Where the documentation is: a pipx install has no source tree to point to.  On a
+    line of its own, so no wrapping cuts the address."""
+    return f"\nDocumentation: {DOCS}\n"
 
 
 def run(argv: list[str], env: Env) -> int:

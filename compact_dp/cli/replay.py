@@ -17,7 +17,7 @@ folders left out).  Policies: recorded (what happened: the recorded compactions,
 sessions with usage), dp (this tool's decision and its forced fallback), never (compact
 only when the window would overflow), threshold:P (at P % of the window).  Billing follows
 the provider's cache rules and the session's clock; the recorded policy's simulation error
-against the recorded bill shows how far to trust the others (docs/replay.md).
+against the recorded bill shows how far to trust the others (replay.md in the docs).
 """
 OPTIONS = [
     Option("--policy", "policy", "a policy to compare; repeat for several (default: "

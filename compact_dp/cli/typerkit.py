@@ -7,6 +7,7 @@ from typing import Any, Callable, List, Optional
 
 import typer
 
+from ..version import DOCS
 from .options import Option, not_empty
 
 
@@ -60,7 +61,8 @@ def command(name: str, func: Callable[..., int], options: list[Option], files_he
     app = typer.Typer(add_completion=False, pretty_exceptions_enable=False,
                       rich_markup_mode=None,
                       context_settings={"help_option_names": ["-h", "--help"]})
-    app.command(name=name)(wrapper)
+    # \b: click must not rewrap the line (it would cut the address at a hyphen)
+    app.command(name=name, epilog=f"\b\nDocumentation: {DOCS}")(wrapper)
     cmd = typer.main.get_command(app)
     for p in cmd.params:
         if isinstance(p, typer.core.TyperArgument):
