@@ -22,8 +22,8 @@ from .options import DECIDE_OPTIONS, Parsed, help_text, parse
 USAGE = "compact-dp [OPTIONS] [FILE]...  |  compact-dp COMMAND ..."
 DESCRIPTION = ("Decide whether (and where) to compact a coding agent's conversation and "
                "print the messages to keep (0 = do not compact). FILE is a bash-agent, "
-               "Claude Code, Codex or OpenAI chat session (formats.md in the docs); bash-agent "
-               "files are read as one stream; - or none reads standard input. What the "
+               "Claude Code, Codex or OpenAI chat session (formats.md in the docs); "
+               "bash-agent files are read as one stream; - or none reads standard input. What the "
                "session records (turns, requests, compactions, input tokens, the fixed "
                "prefix) fills the options not given. Any -v or -f argument selects the "
                "awk-compatible form instead (compact-dp -v t=5 ... -f compact_dp.awk FILE).")

@@ -12,8 +12,8 @@ from .typerkit import command
 DEFAULT_POLICIES = ["recorded", "dp", "never", "threshold:80"]
 DOC = """Replay recorded sessions and compare what each compaction policy would have cost.
 
-FILE is a session in any format (- : standard input); a DIR is searched recursively (sub-agents' subagents/
-folders left out).  Policies: recorded (what happened: the recorded compactions, for
+FILE is a session in any format (- : standard input); a DIR is searched recursively
+(sub-agents' subagents/ folders left out).  Policies: recorded (what happened: the recorded compactions, for
 sessions with usage), dp (this tool's decision and its forced fallback), never (compact
 only when the window would overflow), threshold:P (at P % of the window).  Billing follows
 the provider's cache rules and the session's clock; the recorded policy's simulation error
