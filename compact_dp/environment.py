@@ -113,18 +113,25 @@ class Env:
                 else:
                     out.write(raw.decode(enc, "replace"))
             out.flush()
-        except BrokenPipeError:
-            # Point stdout at /dev/null so the interpreter's final flush cannot fail again.
-            try:
-                devnull = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(devnull, out.fileno())
-            except (OSError, ValueError, AttributeError):
-                pass
-            return self.fail("standard output was closed before the answer was written "
-                             "(broken pipe)")
         except OSError as e:
+            _discard_to_devnull(out)
+            if isinstance(e, BrokenPipeError):
+                return self.fail("standard output was closed before the answer was "
+                                 "written (broken pipe)")
             return self.fail(f"cannot write standard output: {e.strerror or e}")
         return EXIT_OK
+
+
+def _discard_to_devnull(out) -> None:
+    """Point a stream that failed (a closed pipe, a full disk) at /dev/null: what is left
+    in its buffer then goes nowhere, so the interpreter's final flush at exit cannot fail
+    a second time ("Exception ignored …", exit 120)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, out.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _isatty(stream) -> bool:

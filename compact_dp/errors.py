@@ -48,6 +48,14 @@ class BadValue(UsageError):
         return f"{self.prefix}: {shown}: {self.message}"
 
 
+class NotAHook(UsageError):
+    """``compact-dp hook`` without a hook's name, or with a name that is none: exit 1,
+    because Claude Code takes a hook's exit 2 to mean "block" (a UserPromptSubmit hook
+    would erase the prompt) and reports any other status without blocking."""
+
+    status = EXIT_SKIP
+
+
 class InputError(CompactDpError):
     """A conversation file that cannot be opened or read; the message names it."""
 

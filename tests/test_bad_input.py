@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compact_dp.core.models import MODEL_TABLE
 from compact_dp.sessions.read import read_session
@@ -141,6 +143,85 @@ def test_a_file_of_nothing_but_malformed_messages_is_a_one_line_error(data, tmp_
     assert r.status == 2 and r.err.count("\n") == 1 and "chat.json: " in r.err
 
 
+def _places(value, path=()):
+    """Every place in a parsed line: the path to each value inside it."""
+    yield path
+    items = value.items() if isinstance(value, dict) else \
+        enumerate(value) if isinstance(value, list) else ()
+    for key, inner in items:
+        yield from _places(inner, path + (key,))
+
+
+def _replaced(value, path, new):
+    """``value`` with the value at ``path`` replaced by ``new`` (removed when new is GONE)."""
+    if not path:
+        return new
+    copy = dict(value) if isinstance(value, dict) else list(value)
+    if new is GONE and len(path) == 1:
+        del copy[path[0]]
+    else:
+        copy[path[0]] = _replaced(value[path[0]], path[1:], new)
+    return copy
+
+
+GONE = object()
+ANY_JSON = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(),
+                                  st.text(max_size=3)),
+                        lambda inner: st.one_of(st.lists(inner, max_size=2),
+                                                st.dictionaries(st.text(max_size=2), inner,
+                                                                max_size=2)),
+                        max_leaves=4)
+VALID_LINES = {"claude-code": [json.loads(x) for x in claude_session().lines],
+               "codex": [json.loads(x) for x in codex_lines()[0]],
+               "openai": OPENAI_MESSAGES}
+
+
+@st.composite
+def a_field_wrong_in_every_line(draw):
+    """A format's valid lines, each with one value anywhere in it replaced by any JSON (or
+    removed): every shape check a reader makes is one such place."""
+    fmt = draw(st.sampled_from(sorted(VALID_LINES)))
+    lines = []
+    for line in VALID_LINES[fmt]:
+        # deepest first: hypothesis favours the first choice, which would be the whole line
+        path = draw(st.sampled_from(list(_places(line))[::-1]))
+        lines.append(_replaced(line, path, draw(st.one_of(ANY_JSON, st.just(GONE)) if path
+                                                else ANY_JSON)))
+    return fmt, lines
+
+
+@settings(max_examples=300)
+@given(a_field_wrong_in_every_line())
+def test_every_reader_takes_a_line_of_any_shape_and_never_raises(case):
+    """Readers check shapes themselves: whatever a line parses to, it is read, left out or
+    counted — so read.py need not catch TypeError and friends, which would hide bugs — and
+    the state the status line saves still marshals."""
+    import marshal
+
+    from compact_dp.sessions.read import reader_for
+    fmt, lines = case
+    reader = reader_for(fmt)
+    for line in lines:
+        reader.feed(line)
+    reader.session("x")
+    marshal.dumps(reader.state())
+
+
+@pytest.mark.parametrize("bug", [TypeError, AttributeError, KeyError, IndexError])
+def test_a_bug_in_a_reader_is_an_internal_error_not_a_malformed_line(bug, monkeypatch,
+                                                                      tmp_path):
+    from compact_dp.sessions.claude_code import ClaudeCodeReader
+
+    def broken(self, *args):
+        raise bug("a reader bug")
+    monkeypatch.setattr(ClaudeCodeReader, "_user", broken)
+    r = run_main(str(write(tmp_path, claude_session().text())),
+                 environ={"COMPACT_DP_DEBUG": ""})
+    assert r.status == 2 and "malformed" not in r.err
+    assert r.err.startswith(f"compact-dp: internal error: {bug.__name__}: ") and \
+        "a reader bug" in r.err
+
+
 # --- the format -------------------------------------------------------------------------------
 
 def test_an_explicit_wrong_format_is_an_error_not_an_empty_session(tmp_path):
@@ -247,27 +328,45 @@ def test_a_string_false_is_not_a_sidechain(tmp_path):
 
 # --- replay -------------------------------------------------------------------------------------
 
-def test_replay_of_a_folder_goes_on_past_a_file_that_fails(tmp_path, monkeypatch):
-    """One broken session must not cost the others their table (COMPACT_DP_DEBUG unset,
-    as for a user)."""
+def test_replay_of_a_folder_names_every_file_it_skipped_on_stderr_and_in_json(
+        tmp_path, monkeypatch):
+    """Five files that cannot be replayed, each for another reason: each gets one line on
+    stderr naming it and why, and an entry in --json's ``skipped``; the session that can
+    be replayed is replayed."""
     from compact_dp.replay import batch
     (tmp_path / "good.jsonl").write_bytes((EXAMPLES / "claude-code.jsonl").read_bytes())
-    (tmp_path / "bad.jsonl").write_bytes((EXAMPLES / "claude-code.jsonl").read_bytes())
+    (tmp_path / "bug.jsonl").write_bytes((EXAMPLES / "claude-code.jsonl").read_bytes())
+    (tmp_path / "notes.json").write_text("just text, no session\n")
+    (tmp_path / "binary.jsonl").write_bytes(b"\x00\x01\x02")
+    (tmp_path / "deep").mkdir()
+    (tmp_path / "deep" / "side.jsonl").write_text(dumps(
+        {"type": "user", "isSidechain": True, "sessionId": "s",
+         "message": {"role": "user", "content": "x"}}) + "\n")
+    (tmp_path / "gone.jsonl").symlink_to(tmp_path / "nowhere")
     real = batch.replay_file
 
-    def breaks_on_bad(path, *args, **kw):
-        if path.endswith("bad.jsonl"):
+    def breaks_on_bug(path, *args, **kw):
+        if path.endswith("bug.jsonl"):
             raise RuntimeError("a bug met in one file")
         return real(path, *args, **kw)
 
-    monkeypatch.setattr(batch, "replay_file", breaks_on_bad)
-    r = run_main("replay", "--json", str(tmp_path), environ={"COMPACT_DP_DEBUG": ""})
-    assert r.status == 0, r.err
-    sessions = {Path(s["session"]).name: s for s in json.loads(r.out)["sessions"]}
-    assert "a bug met in one file" in sessions["bad.jsonl"]["error"]
-    assert sessions["good.jsonl"]["policies"]
-    r = run_main("replay", str(tmp_path), environ={"COMPACT_DP_DEBUG": "", "COLUMNS": "200"})
-    assert r.status == 0 and "1 file(s) left out" in r.out and "a bug met" in r.out
+    monkeypatch.setattr(batch, "replay_file", breaks_on_bug)
+    bad = ["binary.jsonl", "bug.jsonl", "deep/side.jsonl", "gone.jsonl", "notes.json"]
+    for args in (["--json"], []):
+        r = run_main("replay", *args, str(tmp_path), environ={"COMPACT_DP_DEBUG": ""})
+        assert r.status == 0, r.err
+        lines = r.err.splitlines()
+        assert len(lines) == len(bad), r.err
+        for name, line in zip(bad, lines):
+            assert line.startswith(f"compact-dp: warning: skipped {tmp_path / name}: ")
+            assert "…" not in line
+        assert "a bug met in one file" in lines[1] and "No such file" in lines[3]
+    obj = json.loads(run_main("replay", "--json", str(tmp_path),
+                              environ={"COMPACT_DP_DEBUG": ""}).out)
+    assert [s["session"] for s in obj["skipped"]] == [str(tmp_path / n) for n in bad]
+    assert all(s["error"] and str(tmp_path) not in s["error"] for s in obj["skipped"])
+    assert [Path(s["session"]).name for s in obj["sessions"]] == ["good.jsonl"]
+    assert "5 files skipped" in r.out
 
 
 def test_replay_recorded_on_a_session_without_usage_says_why(tmp_path):

@@ -152,6 +152,27 @@ def test_statusline_colour_only_where_wanted(tmp_path):
                                 environ={"COMPACT_DP_CACHE": str(tmp_path)}).out
 
 
+@pytest.mark.parametrize("args", [["--color", "bogus"], ["--color=sometimes"],
+                                  ["--color"]])
+def test_a_bad_colour_mode_is_said_on_stderr_and_the_line_still_prints(args, tmp_path):
+    f = EXAMPLES / "claude-code.jsonl"
+    r = run_main("statusline", *args, stdin=status_json(f),
+                 environ={"COMPACT_DP_CACHE": str(tmp_path)})
+    assert r.status == 0 and r.out.count("\n") == 1 and "/compact" in r.out
+    assert r.err.count("\n") == 1 and "not one of auto|always|never" in r.err
+    assert ANSI in r.out                                 # auto, as without the option
+
+
+def test_an_empty_compact_dp_cache_means_the_default_cache_folder(tmp_path):
+    """COMPACT_DP_CACHE= is unset, as for every env var here: the reader's state goes
+    to $XDG_CACHE_HOME/compact-dp, and nowhere else."""
+    f = EXAMPLES / "claude-code.jsonl"
+    r = run_main("statusline", stdin=status_json(f),
+                 environ={"COMPACT_DP_CACHE": "", "XDG_CACHE_HOME": str(tmp_path / "xdg")})
+    assert r.status == 0 and "/compact" in r.out
+    assert len(list((tmp_path / "xdg" / "compact-dp").glob("*.state"))) == 1
+
+
 def test_statusline_never_outlives_its_budget(monkeypatch, tmp_path):
     """A transcript that takes too long gives the short line, not a hang."""
     import compact_dp.integrations.statusline as sl
@@ -316,6 +337,65 @@ def test_pre_compact_blocks_only_automatic_compactions_that_do_not_pay(tmp_path)
 def test_hooks_never_fail_claude_code(name, data, tmp_path):
     r = run_main("hook", name, stdin=data, environ={"COMPACT_DP_CACHE": str(tmp_path)})
     assert r.status == 0 and r.out == ""
+
+
+@pytest.mark.parametrize("data", [b"garbage\n", b"", b"[1, 2]", b'{"transcript_path": '])
+@pytest.mark.parametrize("name", ["user-prompt-submit", "pre-compact"])
+def test_a_hook_given_no_json_object_says_so_in_plain_words(name, data, tmp_path):
+    r = run_main("hook", name, stdin=data, environ={"COMPACT_DP_CACHE": str(tmp_path)})
+    assert r.status == 0 and r.out == ""
+    assert r.err == f"compact-dp: hook {name}: standard input holds no JSON object; " \
+        "nothing to do\n"
+
+
+def with_stdin_left_open(argv: list[str], data: bytes, tmp_path: Path):
+    """Run the installed command with ``data`` on a stdin that is never closed (as a
+    client that keeps its end of the pipe open would): (status, stdout, stderr) once it
+    exits, or the test fails on a hang."""
+    p = subprocess.Popen([command_path(), *argv], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=clean_env(COMPACT_DP_CACHE=str(tmp_path)))
+    try:
+        p.stdin.write(data)
+        p.stdin.flush()
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            pytest.fail(f"{' '.join(argv)} still reads its open stdin")
+        return p.returncode, p.stdout.read().decode(), p.stderr.read().decode()
+    finally:
+        p.stdin.close()
+        p.stdout.close()
+        p.stderr.close()
+
+
+@pytest.mark.parametrize("argv", [["statusline"], ["hook", "user-prompt-submit"]])
+def test_a_stdin_left_open_after_the_json_does_not_hang_the_status_line_or_a_hook(
+        argv, tmp_path):
+    """The JSON is read until it is complete, not until stdin ends: the answer is the
+    same as with stdin closed."""
+    data = status_json(EXAMPLES / "claude-code.jsonl")
+    status, out, err = with_stdin_left_open(argv, data, tmp_path)
+    assert status == 0 and "/compact" in out, err
+    assert out == run_main(*argv, stdin=data,
+                           environ={"COMPACT_DP_CACHE": str(tmp_path)}).out
+
+
+@pytest.mark.parametrize("argv", [["statusline"], ["hook", "user-prompt-submit"],
+                                  ["hook", "pre-compact"]])
+def test_json_that_never_ends_on_an_open_stdin_gives_up_and_exits_0(argv, tmp_path):
+    status, out, err = with_stdin_left_open(argv, b'{"transcript_path": "', tmp_path)
+    assert status == 0
+    assert out.count("\n") == (1 if argv == ["statusline"] else 0)
+
+
+@pytest.mark.parametrize("argv", [["statusline", "--help"],
+                                  ["hook", "user-prompt-submit", "--help"],
+                                  ["hook", "pre-compact", "-h"], ["hook", "--help"]])
+def test_help_never_reads_stdin(argv, tmp_path):
+    status, out, err = with_stdin_left_open(argv, b"", tmp_path)
+    assert status == 0 and out.startswith("Usage: compact-dp "), err
 
 
 # --- install / uninstall ----------------------------------------------------------------------

@@ -13,7 +13,7 @@ import pytest
 
 from compact_dp.core.params import PARAMS, looks_numeric
 
-from .conftest import (AGENT_ARGS, CASES, EXAMPLE, INPUTS, NATIVE_STATS, STATS_ARGS,
+from .conftest import (AGENT_ARGS, CASES, EXAMPLE, INPUTS, NATIVE_STATS, ROOT, STATS_ARGS,
                        assignments, clean_env, command_path, recorded, run_cli, run_main)
 
 EX = str(EXAMPLE)
@@ -270,6 +270,26 @@ def test_native_errors(args, env, words):
     assert_one_line_error(r.status, r.out, r.err, *words)
 
 
+@pytest.mark.parametrize("args, words", [
+    (["--context-tokens", "-5", EX], ["--context-tokens", "≥ 0"]),
+    (["--now", "1e20", EX], ["--now", "1e20", "not a time"]),
+    (["--now", "-1", EX], ["--now", "not a time"]),
+    (["--now", "+nan", EX], ["--now"]),
+    (["--now", "1900-01-01", EX], ["--now", "not a time"]),
+    (["--format=", EX], ["--format", "empty"]),
+    (["--price", "", EX], ["--price", "empty"]),
+    (["--model", "", EX], ["--model", "empty"]),
+    (["replay", "--format=", EX], ["--format", "empty"]),
+    (["replay", "--price", "", EX], ["--price", "empty"]),
+    (["replay", "--policy", "dp", "--policy=", EX], ["--policy", "empty"]),
+])
+def test_a_value_that_means_nothing_is_refused_not_taken_for_the_default(args, words):
+    """An empty value (a shell variable that expanded to nothing), a negative context, a
+    moment before 1970 or after the year 9999: each is named, never silently used."""
+    r = run_main(*args)
+    assert_one_line_error(r.status, r.out, r.err, *words)
+
+
 def test_native_without_file_on_a_terminal_is_an_error():
     """With a terminal on stdin we would wait forever; say what is missing instead."""
     r = run_main(stdin_isatty=True)
@@ -288,6 +308,67 @@ def test_help_version_and_help_command():
     assert "--policy" in run_main("help", "replay").out
     r = run_main("help", "nonsense")
     assert_one_line_error(r.status, r.out, r.err, "nonsense")
+
+
+@pytest.mark.parametrize("typo, command", [("replya", "replay"), ("price", "prices"),
+                                            ("statusln", "statusline"), ("hlep", "help")])
+def test_a_mistyped_command_that_is_no_file_gets_the_command_suggested(typo, command,
+                                                                        tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = run_main(typo)
+    assert_one_line_error(r.status, r.out, r.err, typo, f"did you mean {command}?")
+    (tmp_path / typo).write_text("")                     # a file of that name: no guess
+    r = run_main(typo, str(tmp_path / "missing"))
+    assert r.status == 2 and "did you mean" not in r.err
+
+
+@pytest.mark.parametrize("argv, status, words", [
+    (["hook"], 1, ["hook needs a name", "user-prompt-submit", "pre-compact"]),
+    (["hook", "bogus"], 1, ["unknown hook 'bogus'", "user-prompt-submit"]),
+    (["hooks"], 2, ["hooks needs a command", "path"]),
+    (["hooks", "bogus"], 2, ["unknown hooks command 'bogus'"]),
+])
+def test_a_missing_or_unknown_hook_is_one_line_and_a_nonzero_status(argv, status, words):
+    """Exit 1, not 2, for hook: Claude Code takes a hook's exit 2 to mean block."""
+    r = run_main(*argv)
+    assert (r.status, r.out) == (status, "")
+    assert r.err.count("\n") == 1 and r.err.startswith("compact-dp: error: "), r.err
+    for w in words:
+        assert w in r.err, r.err
+
+
+@pytest.mark.parametrize("argv", [["hooks", "path", "--help"], ["hooks", "-h"],
+                                  ["hooks", "--help", "path"]])
+def test_hooks_help_anywhere_shows_the_usage(argv):
+    r = run_main(*argv)
+    assert r.status == 0 and r.out.startswith("Usage: compact-dp hooks path") and not r.err
+
+
+@pytest.mark.parametrize("command, operand", [("replay", "FILE"), ("prices", "MODEL"),
+                                              ("install", "TARGET"),
+                                              ("uninstall", "TARGET")])
+def test_help_pages_show_plain_metavars_not_python_types(command, operand):
+    out = run_main("help", command).out
+    usage = out.splitlines()[0]
+    assert usage.endswith(f"[{operand}]..."), usage
+    assert "<" not in out and "list[" not in out and "...]" not in out
+    assert f"\n  {operand} " in out                       # the Arguments section
+
+
+def test_help_and_the_package_metadata_say_where_the_docs_are():
+    """A pipx user has no source tree: --help names the docs' address, and the installed
+    package's metadata has it and the home page, as pyproject.toml says."""
+    import tomllib
+    from importlib.metadata import metadata
+
+    urls = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]
+    assert urls == {"Homepage": "https://github.com/compact-dp/compact-dp",
+                    "Documentation": "https://github.com/compact-dp/compact-dp/tree/main/docs"}
+    assert set(metadata("compact-dp").get_all("Project-URL")) == \
+        {f"{name}, {url}" for name, url in urls.items()}
+    for argv in (["--help"], ["help", "replay"]):
+        out = run_main(*argv, environ={"COLUMNS": "200"}).out
+        assert urls["Documentation"] in out and "source tree" not in out, argv
 
 
 def test_options_before_a_command_belong_to_it(tmp_path):
@@ -363,3 +444,33 @@ def test_native_decision_imports_no_heavy_module():
     # orjson itself imports dataclasses and re; nothing of the CLI frameworks
     assert not imported_by("--json", *NATIVE_STATS, EX) & {"typer", "rich", "click",
                                                             "pydantic"}
+
+
+# --- a full disk -------------------------------------------------------------------------
+
+STATUS = json.dumps({"transcript_path": str(ROOT / "examples" / "claude-code.jsonl")}).encode()
+FULL_DISK_RUNS = {
+    "decision": [EX], "--json": ["--json", EX], "--explain": ["--explain", EX],
+    "replay": ["replay", EX], "replay --json": ["replay", "--json", EX],
+    "prices": ["prices"], "help": ["help"], "help replay": ["help", "replay"],
+    "--help": ["--help"], "replay --help": ["replay", "--help"], "--version": ["--version"],
+    "hooks path": ["hooks", "path"], "awk form": [*AGENT_ARGS, *STATS_ARGS, EX],
+    "statusline": ["statusline"], "hook": ["hook", "user-prompt-submit"],
+}
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("name", sorted(FULL_DISK_RUNS))
+def test_a_full_disk_is_one_line_and_the_documented_status_for_every_command(name, tmp_path):
+    """stdout on /dev/full, block-buffered as under pipx (no PYTHONUNBUFFERED): one line on
+    stderr, exit 2 — the status line and hooks exit 0 — and the interpreter's own final
+    flush at exit does not fail again ("Exception ignored", exit 120)."""
+    env = clean_env(COMPACT_DP_CACHE=str(tmp_path))
+    env.pop("PYTHONUNBUFFERED", None)
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([command_path(), *FULL_DISK_RUNS[name]], stdout=full,
+                           stderr=subprocess.PIPE, input=STATUS, env=env, timeout=60)
+    err = p.stderr.decode()
+    assert p.returncode == (0 if name in ("statusline", "hook") else 2), err
+    assert err.count("\n") == 1 and err.startswith("compact-dp: "), err
+    assert "No space left on device" in err and "internal error" not in err

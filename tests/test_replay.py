@@ -25,6 +25,8 @@ from . import reference
 from .conftest import DEFAULTS, INPUTS, run_main, transcripts
 from .session_fixtures import ClaudeSession, claude_session, text
 
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
 V307 = get_model("v3.0.7")
 PRICES = {"V": "100", "S": "10", "p_input": "1.0", "p_cache": "0.1", "p_out": "2.0"}
 
@@ -380,13 +382,53 @@ def test_replay_a_folder_recursively_in_parallel(tmp_path):
     shutil.copy(INPUTS / "syn_12.jsonl", tmp_path / "a" / "b" / "deep.jsonl")
     shutil.copy(INPUTS / "syn_12.jsonl", tmp_path / "a" / "b" / "subagents" / "x.jsonl")
     (tmp_path / "a" / "notes.json").write_text("just text, no session\n")
-    serial = replay_json("--max-context", "30000", str(tmp_path))
+    serial = replay_json("--jobs", "1", "--max-context", "30000", str(tmp_path))
     parallel = replay_json("--jobs", "2", "--max-context", "30000", str(tmp_path))
     assert parallel == serial
     names = [Path(s["session"]).name for s in serial["sessions"]]
-    assert sorted(names) == ["deep.jsonl", "notes.json", "syn_150.jsonl", "syn_40.jsonl"]
-    assert "error" in next(s for s in serial["sessions"] if s["session"].endswith("notes.json"))
+    assert sorted(names) == ["deep.jsonl", "syn_150.jsonl", "syn_40.jsonl"]
+    assert [Path(s["session"]).name for s in serial["skipped"]] == ["notes.json"]
     assert serial["total"]["sessions"] == 3
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_replay_dash_reads_standard_input_like_a_file(jobs):
+    """``replay -`` is the session on stdin, in a worker process too (--jobs 2)."""
+    f = EXAMPLES / "claude-code.jsonl"
+    r = run_main("replay", "--json", "--jobs", jobs, "-", str(INPUTS / "syn_40.jsonl"),
+                 stdin=f.read_bytes())
+    assert r.status == 0, r.err
+    piped, other = json.loads(r.out)["sessions"]
+    assert piped["session"] == "-" and other["session"].endswith("syn_40.jsonl")
+    from_file = replay_json(str(f))["sessions"][0]
+    assert {**piped, "session": None} == {**from_file, "session": None}
+
+
+@pytest.mark.parametrize("args, cores, workers", [
+    (["--jobs", "64"], 2, 2),              # never more workers than cores
+    (["--jobs", "64"], 8, 5),              # nor than files
+    (["--jobs", "3"], 8, 3),
+    ([], 3, 3),                            # the default: one per core
+    ([], 1, 0),                            # one core: no pool at all
+    (["--jobs", "1"], 8, 0),
+])
+def test_replay_starts_a_worker_per_core_at_most(args, cores, workers, tmp_path,
+                                                  monkeypatch):
+    import concurrent.futures
+
+    from compact_dp.replay import batch
+    started = []
+
+    class Pool(concurrent.futures.ThreadPoolExecutor):
+        def __init__(self, max_workers):
+            started.append(max_workers)
+            super().__init__(max_workers)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", Pool)
+    monkeypatch.setattr(batch, "cores", lambda: cores)
+    for i in range(5):
+        shutil.copy(INPUTS / "syn_12.jsonl", tmp_path / f"s{i}.jsonl")
+    assert len(replay_json(*args, str(tmp_path))["sessions"]) == 5
+    assert started == ([workers] if workers else [])
 
 
 def test_replay_writes_one_svg_per_session(tmp_path):

@@ -33,17 +33,22 @@ def run(name: str, argv: list[str], env: Env) -> int:
     else:
         raise UsageError(f"unknown command {name!r}")
     cmd = build(env)
+    # click writes its help to sys.stdout: catch it, and write it the way every answer is
+    # written (Env.write: a closed pipe or a full disk is one line)
+    printed = io.StringIO()
     try:
-        # click writes help and messages to sys.stdout: send them through the Env too
-        with contextlib.redirect_stdout(env.stdout or io.StringIO()):
+        with contextlib.redirect_stdout(printed):
             result = cmd.main(args=argv, prog_name=f"compact-dp {name}",
                               standalone_mode=False)
+        status = result if isinstance(result, int) else 0
     except typer.Exit as e:
-        return e.exit_code
+        status = e.exit_code
     except typer.Abort:
         return env.fail("interrupted", EXIT_INTERRUPTED)
     except typer.TyperException as e:
         raise UsageError(e.format_message()) from None
     except CompactDpError:
         raise
-    return result if isinstance(result, int) else 0
+    if printed.getvalue():
+        return env.write(printed.getvalue()) or status
+    return status

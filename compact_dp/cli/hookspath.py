@@ -27,8 +27,10 @@ def hooks_dir() -> str:
 
 
 def run(argv: list[str], env: Env) -> int:
-    if argv in (["--help"], ["-h"]) or not argv:
+    if "--help" in argv or "-h" in argv:
         return env.write(USAGE)
+    if not argv:
+        raise UsageError("hooks needs a command: compact-dp hooks path")
     if argv != ["path"]:
         raise UsageError(f"unknown hooks command {' '.join(argv)!r} (try: compact-dp hooks "
                          "path)")

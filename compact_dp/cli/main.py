@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 
 from ..environment import Env
-from ..errors import EXIT_ERROR, EXIT_INTERRUPTED, CompactDpError, UsageError
+from ..errors import EXIT_ERROR, EXIT_INTERRUPTED, CompactDpError, InputError, UsageError
 
 COMMANDS = ("replay", "backtest", "calibrate", "prices", "statusline", "hook", "install",
             "uninstall", "help", "hooks")
@@ -31,9 +31,8 @@ def is_awk_form(argv: list[str]) -> bool:
     return False
 
 
-def split_command(argv: list[str]) -> tuple[str | None, list[str]]:
-    """(command, its arguments) when the first operand names a command, else (None, argv).
-    Options before the command name move after it."""
+def first_operand_at(argv: list[str]) -> int | None:
+    """Where the first operand is (not an option or its value; none after ``--``)."""
     from .options import DECIDE_OPTIONS, value_options
 
     takes_value = value_options(DECIDE_OPTIONS)
@@ -41,14 +40,21 @@ def split_command(argv: list[str]) -> tuple[str | None, list[str]]:
     while i < len(argv):
         a = argv[i]
         if a == "--":
-            return None, argv
+            return None
         if a.startswith("-") and a != "-":
             i += 2 if a in takes_value else 1
             continue
-        if a in COMMANDS:
-            return a, argv[i + 1:] + argv[:i]
+        return i
+    return None
+
+
+def split_command(argv: list[str]) -> tuple[str | None, list[str]]:
+    """(command, its arguments) when the first operand names a command, else (None, argv).
+    Options before the command name move after it."""
+    i = first_operand_at(argv)
+    if i is None or argv[i] not in COMMANDS:
         return None, argv
-    return None, argv
+    return argv[i], argv[i + 1:] + argv[:i]
 
 
 def dispatch(argv: list[str], env: Env) -> int:
@@ -58,7 +64,10 @@ def dispatch(argv: list[str], env: Env) -> int:
     command, rest = split_command(argv)
     if command is None:
         from .native import run
-        return run(argv, env)
+        try:
+            return run(argv, env)
+        except InputError as e:
+            raise with_command_hint(e, argv) from None
     if command == "help":
         return show_help(rest, env)
     if command == "hooks":
@@ -72,6 +81,21 @@ def dispatch(argv: list[str], env: Env) -> int:
         return run_hook(rest, env)
     from .app import run as run_app
     return run_app(command, rest, env)
+
+
+def with_command_hint(e: InputError, argv: list[str]) -> InputError:
+    """``compact-dp replya``: the first operand opened as a file and is none; when it is
+    close to a command's name, the error says which (only then: an existing file is never
+    second-guessed)."""
+    import os
+    from difflib import get_close_matches
+
+    i = first_operand_at(argv)
+    operand = argv[i] if i is not None else ""
+    if not operand or not str(e).startswith(f"{operand}: ") or os.path.lexists(operand):
+        return e
+    close = get_close_matches(operand, COMMANDS, n=1, cutoff=0.6)
+    return InputError(f"{e} (did you mean {close[0]}?)") if close else e
 
 
 def show_help(rest: list[str], env: Env) -> int:

@@ -7,7 +7,7 @@ for starts about as fast as the awk form.
 
 from __future__ import annotations
 
-from ..version import __version__
+from ..version import DOCS, __version__
 from ..core.awkvalue import looks_numeric
 from ..core.params import BY_AWK, strict_number
 from ..core.policy import DEFAULT_FORCE_PERCENT, TRIGGERS
@@ -22,8 +22,8 @@ from .options import DECIDE_OPTIONS, Parsed, help_text, parse
 USAGE = "compact-dp [OPTIONS] [FILE]...  |  compact-dp COMMAND ..."
 DESCRIPTION = ("Decide whether (and where) to compact a coding agent's conversation and "
                "print the messages to keep (0 = do not compact). FILE is a bash-agent, "
-               "Claude Code, Codex or OpenAI chat session (docs/formats.md); bash-agent "
-               "files are read as one stream; - or none reads standard input. What the "
+               "Claude Code, Codex or OpenAI chat session (formats.md in the docs); "
+               "bash-agent files are read as one stream; - or none reads standard input. What the "
                "session records (turns, requests, compactions, input tokens, the fixed "
                "prefix) fills the options not given. Any -v or -f argument selects the "
                "awk-compatible form instead (compact-dp -v t=5 ... -f compact_dp.awk FILE).")
@@ -32,11 +32,17 @@ EPILOG = ("Commands: replay (what each compaction policy would have cost over re
           "install / uninstall claude-code, hooks path (where the bash hooks are installed), "
           "help [COMMAND]. "
           "Exit status: 0 answered (with a policy: compact now), 1 a policy says do not "
-          "compact, 2 error. Documentation: docs/ in the source tree.")
+          "compact, 2 error.")
 
 
 def decide_help(width: int = 80) -> str:
-    return help_text(USAGE, DESCRIPTION, DECIDE_OPTIONS, width, EPILOG)
+    return help_text(USAGE, DESCRIPTION, DECIDE_OPTIONS, width, EPILOG) + docs_line()
+
+
+def docs_line() -> str:
+    """Where the documentation is: a pipx install has no source tree to point to.  On a
+    line of its own, so no wrapping cuts the address."""
+    return f"\nDocumentation: {DOCS}\n"
 
 
 def run(argv: list[str], env: Env) -> int:
@@ -70,27 +76,34 @@ def run(argv: list[str], env: Env) -> int:
     return status or (result.policy.exit_status if result.policy else 0)
 
 
-def p_write_of(args: Parsed) -> float | None:
-    text = args.text("p_write")
-    if text is None:
-        return None
-    x = strict_number(text, "--p-write")
+def non_negative(text: str, where: str) -> float:
+    x = strict_number(text, where)
     if x < 0:
-        raise UsageError(f"--p-write: {text!r} is out of range (must be a number ≥ 0)")
+        raise UsageError(f"{where}: {text!r} is out of range (must be a number ≥ 0)")
     return x
 
 
+def p_write_of(args: Parsed) -> float | None:
+    text = args.text("p_write")
+    return None if text is None else non_negative(text, "--p-write")
+
+
+LAST_MOMENT = 253402300799.0        # 9999-12-31T23:59:59Z, the last an ISO date can say
+
+
 def now_of(args: Parsed) -> float | None:
-    """--now: ISO 8601 or seconds since the epoch."""
+    """--now: ISO 8601 or seconds since the epoch, from 1970 to the year 9999 (a cache
+    clock before its epoch or past any date is a typo, not a moment)."""
     text = args.text("now")
     if text is None:
         return None
     from ..sessions.timefmt import parse_time
     if looks_numeric(text):
-        return float(text)
-    when = parse_time(text.replace("+00:00", "Z"))
-    if when is None:
-        raise UsageError(f"--now: {text!r} is not a time (ISO 8601, e.g. "
+        when: float | None = strict_number(text, "--now")
+    else:
+        when = parse_time(text.replace("+00:00", "Z"))
+    if when is None or not 0 <= when <= LAST_MOMENT:
+        raise UsageError(f"--now: {text!r} is not a time from 1970 to 9999 (ISO 8601, e.g. "
                          "2026-02-12T20:30:00Z, or seconds since 1970)")
     return when
 
@@ -110,7 +123,7 @@ def policy_of(args: Parsed) -> PolicyAsk | None:
     trigger = trigger or "auto"
     if trigger not in TRIGGERS:
         raise UsageError(f"--trigger: {trigger!r} is not one of {', '.join(TRIGGERS)}")
-    context = strict_number(tokens, "--context-tokens") if tokens else 0.0
+    context = non_negative(tokens, "--context-tokens") if tokens else 0.0
     force = DEFAULT_FORCE_PERCENT
     if percent is not None:
         p = strict_number(percent, "--force-percent")

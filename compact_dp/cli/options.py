@@ -135,6 +135,7 @@ def parse(argv: Sequence[str], options: Sequence[Option]) -> Parsed:
             i += 1
         else:
             raise UsageError(f"option {name} requires a value")
+        not_empty(name, value)
         if option.multiple:
             listed = parsed.values.setdefault(option.dest, [])
             assert isinstance(listed, list)
@@ -142,6 +143,14 @@ def parse(argv: Sequence[str], options: Sequence[Option]) -> Parsed:
         else:
             parsed.values[option.dest] = value
     return parsed
+
+
+def not_empty(flag: str, value: str) -> str:
+    """An option's value is never empty: ``--format=`` or ``--price "$UNSET"`` is a
+    mistake to name, not a way to ask for the default (leave the option out for that)."""
+    if value == "":
+        raise UsageError(f"option {flag} requires a value, got an empty one")
+    return value
 
 
 def _did_you_mean(name: str, by_flag: dict[str, Option]) -> str:

@@ -22,7 +22,7 @@ def build(env: Env):
     def prices(files: list[str] | None, json: bool) -> int:
         return prices_command(env, files or [], json)
     return command("prices", prices, OPTIONS, "Model ids to show (default: all).", DOC,
-                   "MODEL...")
+                   "MODEL")
 
 
 def window(tokens: int) -> str:

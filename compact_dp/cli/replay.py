@@ -5,19 +5,19 @@ from __future__ import annotations
 from ..core.params import STATS, strict_number
 from ..engine import model_named
 from ..environment import Env
-from ..errors import UsageError
+from ..errors import InputError, UsageError
 from .options import CACHE, FORMAT, KEEP, MODEL, TOKENS, Option, param_options
 from .typerkit import command
 
 DEFAULT_POLICIES = ["recorded", "dp", "never", "threshold:80"]
 DOC = """Replay recorded sessions and compare what each compaction policy would have cost.
 
-FILE is a session in any format; a DIR is searched recursively (sub-agents' subagents/
-folders left out).  Policies: recorded (what happened: the recorded compactions, for
+FILE is a session in any format (- : standard input); a DIR is searched recursively
+(sub-agents' subagents/ folders left out).  Policies: recorded (what happened: the recorded compactions, for
 sessions with usage), dp (this tool's decision and its forced fallback), never (compact
 only when the window would overflow), threshold:P (at P % of the window).  Billing follows
 the provider's cache rules and the session's clock; the recorded policy's simulation error
-against the recorded bill shows how far to trust the others (docs/replay.md).
+against the recorded bill shows how far to trust the others (replay.md in the docs).
 """
 OPTIONS = [
     Option("--policy", "policy", "a policy to compare; repeat for several (default: "
@@ -28,8 +28,8 @@ OPTIONS = [
     Option("--plot", "plot", "also write the picture as SVG (one file per session)",
            metavar="FILE.svg"),
     Option("--json", "json", "print one JSON object", takes_value=False),
-    Option("--jobs", "jobs", "replay sessions in N parallel processes (default 1)",
-           metavar="N"),
+    Option("--jobs", "jobs", "replay sessions in up to N parallel processes, at most one "
+           "per core and per file (default: the number of cores)", metavar="N"),
     *[o for o in CACHE if o.dest in ("price", "cache_ttl")],
     *param_options(skip=STATS),
 ]
@@ -57,7 +57,7 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
                    given: dict[str, str]) -> int:
     from ..core.params import BY_AWK, native_values
     from ..history import find_sessions
-    from ..replay.batch import Options
+    from ..replay.batch import Options, cores, skip_reason
     from ..replay.run import policy_for as make_policy
     from ..sessions.read import TOKEN_MODES
 
@@ -70,7 +70,7 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
     if keep not in ("auto", "best", "none"):
         raise UsageError(f"--keep: {keep!r} is not one of auto, best, none")
     keep_tokens = whole_number(given.pop("keep_tokens", None), "--keep-tokens", 20000, 0)
-    jobs = whole_number(given.pop("jobs", None), "--jobs", 1, 1)
+    jobs = whole_number(given.pop("jobs", None), "--jobs", cores(), 1)
     plot = given.pop("plot", None)
     if plot is not None:
         check_plot_path(plot)
@@ -88,12 +88,15 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
         raise UsageError(f"no session files under {', '.join(paths)}")
     options = Options(policies, params, model, keep, keep_tokens, fmt, tokens, price,
                       cache_ttl, dict(env.environ), chosen=bool(policy))
-    results = _run(files, options, jobs, env, show_progress=len(files) > 1)
+    results = _run(files, options, jobs, env, show_progress=len(files) > 1,
+                   stdin=standard_input(paths, env))
     explicit = [r for r in results if "error" in r and
                 (not r.get("skippable") or r["session"] in paths)]
     if explicit:
-        raise UsageError(explicit[0]["error"].split(": ", 1)[-1])
+        raise UsageError(explicit[0]["error"])
     for r in results:
+        if "error" in r:
+            env.warn(f"skipped {r['session']}: {skip_reason(r)}")
         for warning in r.get("warnings", ()):
             env.warn(f"{r['session']}: {warning}")
     if plot:
@@ -104,18 +107,34 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
     return env.write(render_text(results, env, pictures=len(results) <= 20))
 
 
-def _run(files: list[str], options, jobs: int, env: Env, show_progress: bool) -> list[dict]:
+def standard_input(paths: list[str], env: Env) -> bytes | None:
+    """The bytes of standard input when ``-`` is one of the paths (read once, whole: a
+    worker process cannot read this one's stdin)."""
+    if "-" not in paths:
+        return None
+    if paths.count("-") > 1:
+        raise UsageError("- (standard input) can be replayed once")
+    if env.stdin is None:
+        raise InputError("-: standard input is closed")
+    try:
+        return env.stdin.read()
+    except OSError as e:
+        raise InputError(f"standard input: {e.strerror or e}") from None
+
+
+def _run(files: list[str], options, jobs: int, env: Env, show_progress: bool,
+         stdin: bytes | None) -> list[dict]:
     """Replay with a rich progress bar on a terminal's standard error."""
     from ..replay.batch import run_batch
     if not (show_progress and env.stderr_isatty):
-        return run_batch(files, options, jobs)
+        return run_batch(files, options, jobs, stdin=stdin)
     from rich.console import Console
     from rich.progress import Progress
 
     with Progress(console=Console(file=env.stderr), transient=True) as bar:
         task = bar.add_task("replaying", total=len(files))
         return run_batch(files, options, jobs,
-                         lambda n: bar.update(task, completed=n))
+                         lambda n: bar.update(task, completed=n), stdin)
 
 
 def check_plot_path(path: str) -> None:

@@ -7,7 +7,8 @@ from typing import Any, Callable, List, Optional
 
 import typer
 
-from .options import Option
+from ..version import DOCS
+from .options import Option, not_empty
 
 
 def typer_parameter(o: Option) -> inspect.Parameter:
@@ -28,17 +29,30 @@ def typer_parameter(o: Option) -> inspect.Parameter:
                              default=default)
 
 
-def files_parameter(help: str, metavar: str = "FILE...") -> inspect.Parameter:
+def files_parameter(help: str, metavar: str = "FILE") -> inspect.Parameter:
     return inspect.Parameter("files", inspect.Parameter.KEYWORD_ONLY,
                              annotation=Optional[List[str]],
                              default=typer.Argument(None, metavar=metavar,
                                                     show_default=False, help=help))
 
 
+class _Operands(typer.core.TyperArgument):
+    """The FILE... argument as help pages write it: ``[FILE]...`` in the usage line and
+    ``FILE`` in the list, without the Python type typer adds (``FILE <list[str]>``)."""
+
+    def display_type_rich(self, ctx) -> None:
+        return None
+
+
 def command(name: str, func: Callable[..., int], options: list[Option], files_help: str,
-            doc: str, files_metavar: str = "FILE..."):
+            doc: str, files_metavar: str = "FILE"):
     """A click command from a function taking **kwargs, its Options and a FILE... list."""
     def wrapper(**kwargs: Any) -> int:
+        for o in options:
+            value = kwargs.get(o.dest)
+            for v in value if isinstance(value, list) else [value]:
+                if isinstance(v, str):
+                    not_empty(o.flag, v)
         return func(**kwargs)
     wrapper.__doc__ = doc
     wrapper.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
@@ -47,5 +61,10 @@ def command(name: str, func: Callable[..., int], options: list[Option], files_he
     app = typer.Typer(add_completion=False, pretty_exceptions_enable=False,
                       rich_markup_mode=None,
                       context_settings={"help_option_names": ["-h", "--help"]})
-    app.command(name=name)(wrapper)
-    return typer.main.get_command(app)
+    # \b: click must not rewrap the line (it would cut the address at a hyphen)
+    app.command(name=name, epilog=f"\b\nDocumentation: {DOCS}")(wrapper)
+    cmd = typer.main.get_command(app)
+    for p in cmd.params:
+        if isinstance(p, typer.core.TyperArgument):
+            p.__class__ = _Operands
+    return cmd

@@ -18,7 +18,9 @@ from __future__ import annotations
 import time
 
 from ..environment import Env
+from ..errors import NotAHook
 
+HOOKS = ("user-prompt-submit", "pre-compact")
 SAFETY_PERCENT = 10.0      # never block within this share of the window's end
 READING = 5.0              # seconds of reading, well inside install's 10 s hook timeout;
                            # an unfinished read is saved and the hook says nothing
@@ -98,24 +100,28 @@ def margin_of(args: list[str], env: Env) -> float:
 
 def run(argv: list[str], env: Env) -> int:
     """Dispatch a hook; on any internal error print to stderr and exit 0."""
-    if not argv or argv[0] in ("--help", "-h"):
+    if "--help" in argv or "-h" in argv:     # never waits for stdin
         env.write(USAGE)
         return 0
+    if not argv:
+        raise NotAHook(f"hook needs a name: {' or '.join(HOOKS)}")
     name, rest = argv[0], argv[1:]
-    if name not in ("user-prompt-submit", "pre-compact"):
-        env.fail(f"hook: unknown hook {name!r} (user-prompt-submit, pre-compact)", 0)
-        return 0
+    if name not in HOOKS:
+        raise NotAHook(f"unknown hook {name!r} (hooks: {', '.join(HOOKS)})")
     try:
         margin = margin_of(rest, env)
-        from ..lightjson import loads
-        raw = env.stdin.read() if env.stdin is not None else b""
-        hook = loads(raw or b"{}")
+        from .stdinjson import read_json
+        try:
+            hook = read_json(env.stdin)
+        except ValueError:
+            hook = None
         if not isinstance(hook, dict):
-            hook = {}
+            env.fail(f"hook {name}: standard input holds no JSON object; nothing to do", 0)
+            return 0
         out = user_prompt_submit(hook, env.environ) if name == "user-prompt-submit" \
             else pre_compact(hook, env.environ, margin)
     except Exception as e:                   # never fail Claude Code
-        env.fail(f"hook {name}: {type(e).__name__}: {e}", 0)
+        env.fail(f"hook {name}: internal error: {type(e).__name__}: {e}", 0)
         return 0
     if out:
         env.write(out)

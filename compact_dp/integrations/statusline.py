@@ -72,6 +72,25 @@ class Painter:
         return f"{''.join(codes)}{text}{RESET}" if self.on and codes else text
 
 
+COLOUR_MODES = ("auto", "always", "never")
+
+
+def colour_of(args: list[str], env: Env) -> str:
+    """--color MODE or --color=MODE; a mode that is not one of COLOUR_MODES is said on
+    stderr and ``auto`` used — the line must print all the same."""
+    mode = None
+    for i, a in enumerate(args):
+        if a == "--color":
+            mode = args[i + 1] if i + 1 < len(args) else ""
+        elif a.startswith("--color="):
+            mode = a.split("=", 1)[1]
+    if mode is None or mode in COLOUR_MODES:
+        return mode or "auto"
+    env.warn(f"statusline: --color {mode!r} is not one of {'|'.join(COLOUR_MODES)}; "
+             "using auto")
+    return "auto"
+
+
 def colour_wanted(mode: str, environ) -> bool:
     if mode == "never":
         return False
@@ -188,31 +207,33 @@ def _short(e: Exception) -> str:
 
 def run(argv: list[str], env: Env) -> int:
     """Read the JSON on stdin, print one line, exit 0 — whatever happens."""
-    colour_mode = "auto"
     args = list(argv)
     if "--help" in args or "-h" in args:
         env.write("Usage: compact-dp statusline [--color auto|always|never]\n\n"
                   "Reads Claude Code's statusLine JSON on stdin and prints one line: whether\n"
                   "/compact pays now, the context's use and the cache's state.\n")
         return 0
-    if "--color" in args:
-        i = args.index("--color")
-        colour_mode = args[i + 1] if i + 1 < len(args) else "auto"
+    colour_mode = colour_of(args, env)
     line = "compact-dp"
     try:
-        raw = env.stdin.read() if env.stdin is not None else b""
-        from ..lightjson import loads
-        try:
-            status = loads(raw or b"{}")
-        except ValueError:
-            status = {}
         line = _with_budget(lambda: status_line(
-            status if isinstance(status, dict) else {}, env.environ, time.time(),
+            _status_json(env), env.environ, time.time(),
             colour_wanted(colour_mode, env.environ)))
     except Exception as e:                # the last line of defence: still one line
         env.fail(f"statusline: {_short(e)}", 0)
     env.write(line.replace("\n", " ") + "\n")
     return 0
+
+
+def _status_json(env: Env) -> dict:
+    """The statusLine object on stdin; {} for anything else (nothing, not JSON, cut
+    short): the line then says what it can without it."""
+    from .stdinjson import read_json
+    try:
+        status = read_json(env.stdin)
+    except ValueError:
+        return {}
+    return status if isinstance(status, dict) else {}
 
 
 def _with_budget(work):

@@ -5,13 +5,16 @@ A worker returns plain data — each policy's summary and the recorded bill, wit
 request's prompt only where a picture will show it — so a process pool pays off and
 memory stays flat in the number of sessions.  A folder is searched recursively;
 files under a ``subagents/`` folder are sub-agents' sidechains, not sessions, and files that
-are not sessions are skipped with a count, so one stray file does not stop a thousand.
+are not sessions, cannot be read or meet a bug are skipped, each named with its reason, so
+one stray file does not stop a thousand.
 """
 
 from __future__ import annotations
 
+import os
+
 from ..core.models import Model
-from ..errors import CompactDpError, FormatError, UsageError
+from ..errors import CompactDpError, FormatError, InputError, UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,24 +26,31 @@ class Options:
 
     def __init__(self, policies: list[str], params: dict[str, str], model: Model | None,
                  keep: str, keep_tokens: int, format: str, tokens: str, price: str | None,
-                 cache_ttl: str | None, environ: dict[str, str], chosen: bool = False):
+                 cache_ttl: str | None, environ: dict[str, str], chosen: bool = False,
+                 detail: bool = True):
         self.policies, self.params, self.model = policies, params, model
         self.chosen = chosen                  # policies named by the user: all of them run
+        self.detail = detail                  # every request's prompt, for the pictures
         self.keep, self.keep_tokens = keep, keep_tokens
         self.format, self.tokens, self.price, self.cache_ttl = format, tokens, price, cache_ttl
         self.environ = environ
 
 
-def replay_file(path: str, options: Options, detail: bool = True) -> dict:
+def replay_file(path: str, options: Options, detail: bool = True,
+                stdin: bytes | None = None) -> dict:
     """One session: its facts, the recorded bill (with usage), and every policy's run
-    summary (``detail``: with every request's prompt and every compaction)."""
+    summary (``detail``: with every request's prompt and every compaction).  ``stdin``:
+    the bytes of standard input, for the path ``-``."""
+    import io
+
     from ..agents import agent_of
     from ..engine import model_named
     from ..sessions.read import read_session
     from .bill import recorded_bill
     from .run import replay_session, setting_for
 
-    session = read_session([path], options.format, options.tokens)
+    session = read_session([path], options.format, options.tokens,
+                           None if stdin is None else io.BytesIO(stdin))
     agent = agent_of(session.format)
     model = options.model or model_named(options.environ.get("COMPACT_DP_MODEL") or
                                          agent.model)
@@ -67,12 +77,13 @@ def replay_file(path: str, options: Options, detail: bool = True) -> dict:
     return result
 
 
-def _worker(args: tuple[str, Options]) -> dict:
-    path, options = args
+def _worker(args: tuple[str, Options, bytes | None]) -> dict:
+    path, options, stdin = args
     try:
-        return replay_file(path, options)
+        return replay_file(path, options, options.detail, stdin)
     except CompactDpError as e:
-        return {"session": path, "error": e.line(), "skippable": isinstance(e, FormatError)}
+        return {"session": path, "error": e.line().removeprefix("error: "),
+                "skippable": isinstance(e, (FormatError, InputError))}
     except Exception as e:                   # one broken file must not stop a thousand
         if options.environ.get("COMPACT_DP_DEBUG"):
             raise
@@ -80,15 +91,33 @@ def _worker(args: tuple[str, Options]) -> dict:
                 "skippable": True}
 
 
+def skip_reason(result: dict) -> str:
+    """Why a file was skipped, without its path (said next to it)."""
+    return result["error"].replace(f"{result['session']}: ", "", 1)
+
+
+def cores() -> int:
+    """The cores this process may run on (its affinity, where the system says)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def run_batch(paths: list[str], options: Options, jobs: int,
-              progress: Callable[[int], None] | None = None) -> list[dict]:
-    """Replay every file, in order, in ``jobs`` processes; ``progress(n)`` after each."""
-    work = [(p, options) for p in paths]
+              progress: Callable[[int], None] | None = None,
+              stdin: bytes | None = None) -> list[dict]:
+    """Replay every file, in order, in up to ``jobs`` processes — never more than there
+    are cores (more would only take turns on them, each paying its start) or files;
+    ``progress(n)`` after each.  ``stdin``: what standard input held, for the path ``-``
+    (sent to its worker only)."""
+    work = [(p, options, stdin if p == "-" else None) for p in paths]
     results: list[dict] = []
-    if jobs > 1 and len(paths) > 1:
+    workers = min(jobs, cores(), len(paths))
+    if workers > 1:
         from concurrent.futures import ProcessPoolExecutor
-        with ProcessPoolExecutor(min(jobs, len(paths))) as pool:
-            chunk = max(1, len(paths) // (jobs * 8))
+        with ProcessPoolExecutor(workers) as pool:
+            chunk = max(1, len(paths) // (workers * 8))
             for result in pool.map(_worker, work, chunksize=chunk):
                 results.append(result)
                 if progress:

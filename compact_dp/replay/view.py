@@ -112,11 +112,10 @@ def render_text(results: list[dict], env: Env, width: int | None = None,
                             total["recorded"], width, styled))
         if total["recorded"]:
             console.print(Text(bill_line(total["recorded"]), style="dim"))
-    skipped = [r for r in results if "policies" not in r]
+    skipped = len(results) - len(good)
     if skipped:
-        console.print(Text(f"{len(skipped):,} file(s) left out: " +
-                           "; ".join(r["error"] for r in skipped[:3]) +
-                           (" …" if len(skipped) > 3 else ""), style="dim"))
+        console.print(Text(f"{skipped:,} file{'' if skipped == 1 else 's'} skipped (each "
+                           "named on standard error)", style="dim"))
     return text_of(console)
 
 
@@ -143,10 +142,12 @@ def totals_of(results: list[dict]) -> dict:
 
 def to_json(results: list[dict]) -> str:
     from ..views.record import to_json as dumps
+    from .batch import skip_reason
     sessions = []
+    skipped = [{"session": res["session"], "error": skip_reason(res)}
+               for res in results if "policies" not in res]
     for res in results:
         if "policies" not in res:
-            sessions.append({"session": res["session"], "error": res["error"]})
             continue
         summaries = res["policies"]
         baseline = next((s for s in summaries if s["policy"] == "recorded"), None)
@@ -163,7 +164,7 @@ def to_json(results: list[dict]) -> str:
         entry = {k: v for k, v in res.items() if k != "policies"}
         entry["policies"] = policies
         sessions.append(entry)
-    out: dict = {"sessions": sessions}
+    out: dict = {"sessions": sessions, "skipped": skipped}
     if len([r for r in results if "policies" in r]) > 1:
         out["total"] = totals_of(results)
     return dumps(out)

@@ -44,8 +44,8 @@ SUFFIX = ".state"
 
 
 def cache_dir(environ: Mapping[str, str]) -> str:
-    """$COMPACT_DP_CACHE (when not empty), else $XDG_CACHE_HOME/compact-dp, else
-    ~/.cache/compact-dp (~/Library/Caches/compact-dp on macOS)."""
+    """$COMPACT_DP_CACHE, else $XDG_CACHE_HOME/compact-dp, else ~/.cache/compact-dp
+    (~/Library/Caches/compact-dp on macOS); an empty variable counts as unset."""
     if environ.get("COMPACT_DP_CACHE"):
         return environ["COMPACT_DP_CACHE"]
     if environ.get("XDG_CACHE_HOME"):
