@@ -161,7 +161,8 @@ def derive(values: dict[str, AwkValue], conv: Conversation, model: Model,
             ceiling = NR
         max_keep = NR if ceiling < min_keep else _whole(ceiling)
     V, S = values["V"].num, values["S"].num
-    X = U = 0.0
+    X: float | None = None
+    U = 0.0
     if model.cache_aware:
         X, U = aftermath(V, S, values["after_tokens"].num, values["after_cached"].num, src)
     return Derived(E=E, L=L, R=R, avg=avg, c=c, r_t=r_t, N_remain=N_remain,
@@ -172,13 +173,13 @@ def derive(values: dict[str, AwkValue], conv: Conversation, model: Model,
 
 
 def aftermath(V: float, S: float, after: float, cached: float, src: dict[str, str]
-              ) -> tuple[float, float]:
-    """X and U from what a compaction leaves (``after`` tokens before any kept message,
-    ``cached`` of them still in the cache; 0: V + S and V, v3.0.7's assumption, which
-    makes X = U = 0 exactly)."""
-    X = after - V - S if after > 0 else 0.0
+              ) -> tuple[float | None, float]:
+    """X and U from what a compaction leaves: ``after`` tokens before any kept message (0:
+    not measured — v3.0.7's assumption that it is V + S, and that the summary it leaves
+    costs the later requests nothing), ``cached`` of them still in the cache (0: V)."""
+    X = after - V if after > 0 else None
     U = V - min(cached, after if after > 0 else V + S) if cached > 0 else 0.0
-    src["X"] = "after_tokens − V − S" if after > 0 else "0: the context after is V + S"
+    src["X"] = "after_tokens − V" if after > 0 else "not measured: the summary, S"
     src["U"] = "V − after_cached" if cached > 0 else "0: V stays cached"
     return X, max(0.0, U)
 

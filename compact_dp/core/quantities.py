@@ -27,7 +27,7 @@ class Derived:
                  N_remain: float, info_loss: float, Q: float | None, M: float | None,
                  min_keep: int, max_keep: int | None, T: int, NR: int, V: float, S: float,
                  p_input: float, p_cache: float, p_out: float, beta: float,
-                 p_write: float | None = None, cold: bool = False, X: float = 0.0,
+                 p_write: float | None = None, cold: bool = False, X: float | None = None,
                  U: float = 0.0, sources: dict[str, str] | None = None):
         self.E, self.L, self.R, self.avg, self.c = E, L, R, avg, c
         self.r_t, self.N_remain, self.info_loss = r_t, N_remain, info_loss
@@ -40,8 +40,9 @@ class Derived:
         # whether the cache has expired since the last request
         self.p_write = p_write
         self.cold = cold
-        # the cache-aware model's aftermath: X tokens a compaction leaves beyond V and the
-        # summary (re-injected files), U tokens of V no longer cached after it
+        # the cache-aware model's aftermath: X tokens a compaction leaves beyond V (the
+        # summary and what the agent re-injects; None: not measured), U tokens of V no
+        # longer cached after it
         self.X, self.U = X, U
         self.sources: dict[str, str] = {} if sources is None else sources
 

@@ -47,8 +47,14 @@ class BenefitCurve:
         self.a = (d.R - 1) * d.p_cache
         write = d.p_input if d.p_write is None else d.p_write
         self.miss_rate = write - d.p_cache
-        # cache-clock's aftermath (0 elsewhere: the expressions are v3.0.7's then)
-        self.X, self.SXU = d.X, d.S + d.X + d.U
+        # what a compaction leaves: measured (cache-clock), the X tokens beyond V replace
+        # the history every later request reads and are written once, with the U tokens
+        # of V no longer cached; not measured, v3.0.7's S + K written once, nothing
+        # subtracted (the expressions are v3.0.7's to the bit)
+        if d.X is None:
+            self.left, self.SXU = 0.0, d.S + d.U
+        else:
+            self.left, self.SXU = d.X, d.X + d.U
         self.instr, self.out = d.p_input * L_INSTR, d.p_out * d.S
         self.pcV = d.p_cache * d.V
         # the summary request reads its prompt from a warm cache, writes it on a cold one
@@ -66,7 +72,7 @@ class BenefitCurve:
     def terms(self, k: int, K: int) -> Terms:
         """Every term for one k, for --explain and --json (the same doubles as __call__)."""
         H = self.T - K
-        savings = self.a * (H - self.X) / 1000000
+        savings = self.a * (H - self.left) / 1000000
         cache_miss = (self.SXU + K) * self.miss_rate / 1000000
         compact_cost = self._cost(H)
         benefit = savings - cache_miss - compact_cost - self.il
@@ -98,7 +104,7 @@ class BenefitCurve:
     def __call__(self, K: int) -> float:
         """The net benefit alone (no Terms object: the search calls this per k)."""
         H = self.T - K
-        b = (self.a * (H - self.X) / 1000000 - (self.SXU + K) * self.miss_rate / 1000000
+        b = (self.a * (H - self.left) / 1000000 - (self.SXU + K) * self.miss_rate / 1000000
              - self._cost(H) - self.il)
         if self.with_quality:
             b = b + self._quality(K)
@@ -115,7 +121,7 @@ class BenefitCurve:
         h_price = self.pi if self.repriced else self.summary_read
         beta = (-self.a - self.miss_rate + h_price) / 1000000
         gamma = self.q1 / self.den if self.with_quality and self.den else 0.0
-        size = (abs(self.a) * (T + abs(self.X)) + (abs(self.SXU) + T) * abs(self.miss_rate)
+        size = (abs(self.a) * (T + abs(self.left)) + (abs(self.SXU) + T) * abs(self.miss_rate)
                 + abs(self.summary_read) * (V + T) + abs(self.pcV)
                 + abs(self.pi) * (T + L_INSTR) + abs(self.instr) + abs(self.out)
                 ) / 1000000 + abs(self.il) + abs(self.rewrite or 0.0)

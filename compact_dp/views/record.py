@@ -64,7 +64,7 @@ def to_dict(dec: Decision, policy: PolicyResult | None = None,
         if d.Q is not None:
             derived.update(Q=d.Q, M=d.M)
         if dec.model.cache_aware:
-            derived.update(X=d.X, U=d.U)
+            derived.update(X=d.X, U=d.U)          # X: null when not measured
         out["derived"] = {k: number(v) for k, v in derived.items()}
         source = d.sources.get("R", "seed: E × L")
         out["derived"]["horizon"] = source.split(":", 1)[0]      # type: ignore[index]
