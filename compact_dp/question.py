@@ -104,19 +104,40 @@ def session_stats(session: Session) -> dict[str, float]:
     return stats
 
 
-def session_conversation(session: Session) -> Conversation:
+PART_WAY = 2.0        # a first prefix this many times the agent's fresh one: part-way
+
+
+def hidden_history(session: Session, profile: Profile) -> tuple[float, float] | None:
+    """(the fixed prefix, the history the file does not show) of a session that starts
+    part-way into another (an Entire checkpoint, a continued session): its first prompt,
+    less its messages, is far longer than the agent's fixed prefix when it starts afresh,
+    so the rest is earlier conversation — which a compaction replaces like any other."""
+    V = session.segment_prefixes[0] if session.segment_prefixes else None
+    fresh = profile.agent(session.format).prefix
+    if V is None or fresh is None or not V > PART_WAY * fresh:
+        return None
+    return fresh, V - fresh
+
+
+def session_conversation(session: Session, hidden: float = 0.0) -> Conversation:
     """The live context as the core sees it: message sizes and user turns (v2's older
     user-line test is a bash-agent byte rule; other formats' turns serve it too) — or, for
-    a summary, its totals only."""
+    a summary, its totals only; ``hidden``: history the file does not show (a message
+    before the first)."""
+    extra = round(hidden) if session.live_start == 0 else 0
     if not session.full:
-        return Conversation.summed(session.live_messages, session.live_tokens,
-                                   session.live_user_count)
+        return Conversation.summed(session.live_messages + (extra > 0),
+                                   session.live_tokens + extra, session.live_user_count)
     start = session.live_start
     users = session.live_users()
     v2 = session.users_v2 if session.users_v2 is not None else users
     sizes = session.tokens[start:]
     if sum(sizes) != session.live_tokens:     # the requests' adjustments, spread over it
         sizes = share(max(0, session.live_tokens), sizes)
+    if extra > 0:
+        sizes = [extra] + sizes
+        users = [i + 1 for i in users]
+        v2 = [i + 1 for i in v2]
     return Conversation(sizes, users, v2)
 
 
@@ -130,6 +151,7 @@ class Question:
         self.price_source, self.cache, self.keep = price_source, cache, keep
         self.warnings, self.profile, self.horizon = warnings, profile, horizon
         self.fmt = fmt
+        self.hidden = 0.0           # history before the file's first message (part-way)
 
     def forecaster(self) -> Callable[[float], tuple[float, str]] | None:
         """R at any number of requests so far, by this question's horizon (None: seed, the
@@ -203,6 +225,12 @@ def session_question(session: Session, options: Options) -> Question:
         if name not in given:
             given[name] = value
             sourced[name] = (SESSION, f"from the session: {STAT_WORDS[name]}")
+    split = hidden_history(session, profile) if agent.whole else None
+    if split is not None and "V" not in given or split is not None and \
+            sourced.get("V", ("",))[0] == SESSION:
+        given["V"] = split[0]
+        sourced["V"] = (PROFILE, f"{session.format}'s fresh prefix: the file starts "
+                        f"part-way, {split[1]:,.0f} tokens of history before it")
     prices, price_source, warnings = resolve_prices(session, options.price)
     if prices is not None:
         for name, attr in PRICE_PARAMS.items():
@@ -248,8 +276,12 @@ def session_question(session: Session, options: Options) -> Question:
               p_write=cache.p_write if cache else None, cold=cache.cold if cache else False,
               horizon=horizon, unit="line" if session.format == "bash-agent" else "message",
               words={"M": sources["max_context"].words})
-    return Question(ask, sources, prices, price_source, cache, "none" if whole else "best",
-                    warnings, profile, horizon_words, session.format)
+    question = Question(ask, sources, prices, price_source, cache,
+                        "none" if whole else "best", warnings, profile, horizon_words,
+                        session.format)
+    if split is not None and sourced["V"][0] == PROFILE:
+        question.hidden = split[1]
+    return question
 
 
 def _horizon(session: Session, model: Model, profile: Profile,
@@ -290,4 +322,4 @@ def decide_session(session: Session, options: Options) -> tuple[Answer, Question
     """Decide for a read session's live context; returns the answer and the question
     (with where each part came from)."""
     asked = session_question(session, options)
-    return answer(asked.ask, session_conversation(session)), asked
+    return answer(asked.ask, session_conversation(session, asked.hidden)), asked

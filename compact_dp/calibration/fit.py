@@ -39,6 +39,17 @@ def compaction_figures(session: Session) -> list[tuple[float, float, float]]:
     return out
 
 
+def fresh_prefix(session: Session) -> float | None:
+    """The fixed prefix of a session that starts afresh: its first prompt less its
+    messages, when that first request did not read nearly all of it from a cache (which
+    a session continued from another would)."""
+    first = session.requests[0] if session.requests else None
+    V = session.segment_prefixes[0] if session.segment_prefixes else None
+    if first is None or first.usage is None or V is None:
+        return None
+    return V if first.usage.read < 0.9 * first.usage.prompt else None
+
+
 # --- the forecast's points ------------------------------------------------------------------
 
 def points(session: Session) -> list[tuple[int, int, int, bool, bool]]:
@@ -86,10 +97,14 @@ def fit(sessions: list[Session], prior: Profile | None = None, source: str = "",
     dropped = copies(sessions)
     kept = [s for i, s in enumerate(sessions) if i not in dropped]
     figures: dict[str, list[tuple[float, float, float]]] = {}
+    prefixes: dict[str, list[float]] = {}
     history: list[tuple[str, list[tuple[int, int, int, bool, bool]]]] = []
     for s in kept:
         figures.setdefault(s.format, []).extend(compaction_figures(s))
         history.append((s.format, points(s)))
+        fresh = fresh_prefix(s)
+        if fresh is not None:
+            prefixes.setdefault(s.format, []).append(fresh)
     shape = fit_forecast(history, prior, prior_sessions)
     agents: dict[str, AgentFigures] = {}
     for fmt in sorted({f for f, _ in history} | ({*prior.agents} if prior else set())):
@@ -104,10 +119,15 @@ def fit(sessions: list[Session], prior: Profile | None = None, source: str = "",
             if mine is None or before is None or prior is None:
                 return mine if mine is not None else before
             return (n * mine + prior_sessions * before) / (n + prior_sessions)
+        mine = median(prefixes.get(fmt, []))
+        prefix = mine if prior is None or old.prefix is None or mine is None else \
+            (len(prefixes[fmt]) * mine + prior_sessions * old.prefix) / \
+            (len(prefixes[fmt]) + prior_sessions)
         agents[fmt] = AgentFigures(pooled(0, old.summary_tokens), pooled(1, old.after_extra),
                                    pooled(2, old.after_cached), shape["C"].get(fmt, old.level),
                                    n + (old.compactions if prior else 0),
-                                   sum(1 for f, _ in history if f == fmt))
+                                   sum(1 for f, _ in history if f == fmt),
+                                   prefix if prefix is not None else old.prefix)
     agents[FALLBACK] = AgentFigures(level=shape["C"].get(FALLBACK, 38.0),
                                     sessions=len(history))
     return Profile(agents, shape["a"], (shape["b0"], shape["bt"], shape["bj"]),

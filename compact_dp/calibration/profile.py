@@ -4,6 +4,9 @@ where a session does not show its own (docs/calibrate.md).
 * **What a compaction leaves**, per agent: the summary's tokens; how much context it left
   beyond the fixed prefix of the context it replaced (the summary plus what the agent
   re-injects); how much of that was still cached.
+* **The fixed prefix** of a session that starts afresh (system prompt, tools, memory
+  files): a file whose first prompt, less its messages, is far longer started part-way
+  into a session, and the rest is history it does not show.
 * **The forecast** of the requests still to come (core.horizon): a level per agent, one
   exponent, and the coefficients of the chance that a turn is the session's last.
 
@@ -30,14 +33,15 @@ class AgentFigures:
     """One agent's figures (None where nothing was measured)."""
 
     __slots__ = ("summary_tokens", "after_extra", "after_cached", "level", "compactions",
-                 "sessions")
+                 "sessions", "prefix")
 
     def __init__(self, summary_tokens: float | None = None, after_extra: float | None = None,
                  after_cached: float | None = None, level: float = 38.0,
-                 compactions: int = 0, sessions: int = 0):
+                 compactions: int = 0, sessions: int = 0, prefix: float | None = None):
         self.summary_tokens, self.after_extra = summary_tokens, after_extra
         self.after_cached, self.level = after_cached, level
         self.compactions, self.sessions = compactions, sessions
+        self.prefix = prefix        # the fixed prefix of a session that starts afresh
 
     def as_dict(self) -> dict[str, object]:
         return {name: getattr(self, name) for name in self.__slots__}

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ..agents import TURN
 from ..core.scan import Conversation
-from ..sessions.model import ASSISTANT, CONTEXT, TOOL, USER, Compaction, Request
+from ..sessions.model import ASSISTANT, CONTEXT, TOOL, USER, Compaction, Request, Usage
 from .billing import Cache, input_cost, output_cost, readable
 from .policies import Policy, RecordedPolicy
 from .records import Billed, Compacted, Run
@@ -100,6 +100,8 @@ class Replay:
         self.result = Run(policy.name)
         session = setting.session
         self.context = Context(session.tokens, session.kinds, listed=not setting.whole)
+        if not policy.recorded and setting.hidden:
+            self.context.adjust(round(setting.hidden))    # the history before the file
         self.prefix = setting.V0          # the context's fixed part (own compactions)
         self.diverged = False             # the context is not the recorded one any more
         self.caches: dict[str | None, Cache] = {}
@@ -253,6 +255,9 @@ class Replay:
 
     def _bill(self, j: int, request: Request) -> None:
         s = self.setting
+        if request.side and request.usage is not None:
+            self._bill_side(j, request, request.usage)
+            return
         self.ttl = s.ttl_of(request, self.ttl)
         prompt = self.prompt_now(request)
         if self.policy.recorded and request.usage is not None:
@@ -283,6 +288,16 @@ class Replay:
         self.billed_input += prompt
         self.last_prompt = prompt
         self.last_model = request.model
+
+    def _bill_side(self, j: int, request: Request, u: Usage) -> None:
+        """A side request carries none of the main context, so no policy changes it: it
+        is billed as recorded, and touches neither the main cache nor the context."""
+        billed = self._charge(j, request.sent, request.model, float(u.prompt), float(u.read),
+                              u.ttl, float(u.output), uncached=float(u.input),
+                              write_1h=float(u.write_1h))
+        self.result.requests.append(billed)
+        self.spent += billed.input_cost
+        self.requests += 1
 
     def _touch(self, time: float) -> None:
         """A prompt sent and answered by nothing still read and wrote the cache of the
@@ -328,7 +343,7 @@ def recorded_events(setting: Setting) -> Events:
         u = request.usage
         first = request.model not in used
         used.add(request.model)
-        if u is None:
+        if u is None or request.side:
             continue
         if billed.read > u.read + BREAK_TOLERANCE:
             events.ceiling[billed.index] = float(u.read)

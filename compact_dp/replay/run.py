@@ -54,6 +54,8 @@ def setting_for(session: Session, params: Mapping[str, object], model: Model, wh
     values = question.ask.values
     files = SessionFiles(session)
     V0 = next((p for p in session.segment_prefixes if p is not None), values["V"].num)
+    if question.hidden:
+        V0 = values["V"].num                  # the fixed part; the rest is history
     S = values["S"].num
     left, cached = values["after_tokens"].num, values["after_cached"].num
     after = Aftermath(left if left > 0 else V0 + S, cached if cached > 0 else V0,
@@ -63,6 +65,8 @@ def setting_for(session: Session, params: Mapping[str, object], model: Model, wh
                       summary_tokens=S, window=values["max_context"].num, aftermath=after,
                       points=points, compaction_usage=files.compaction_requests)
     setting.files = files
+    if question.hidden:                       # a part-way start: V0 is the fixed part
+        setting.V0, setting.hidden = V0, question.hidden
     setting.forecast = question.forecaster()
     setting.events = recorded_events(setting)
     return setting

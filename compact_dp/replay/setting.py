@@ -59,6 +59,7 @@ class Setting:
         self._prices: dict[str | None, Prices] = {}
         first = next((p for p in session.segment_prefixes if p is not None), None)
         self.V0: float = values["V"].num if first is None else first
+        self.hidden = 0.0       # history before the first message (a part-way start)
         self.after = aftermath or Aftermath(self.V0 + self.S, self.V0,
                                             "the fixed prefix and the summary")
         self.events = Events()                  # filled by engine.recorded_events

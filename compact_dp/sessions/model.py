@@ -94,7 +94,8 @@ class Request:
     """One API request: it saw ``messages[:seen]`` (of the whole file), in the context
     that began after ``segment`` compactions."""
 
-    __slots__ = ("seen", "time", "model", "usage", "segment", "key", "adjust", "sent", "done")
+    __slots__ = ("seen", "time", "model", "usage", "segment", "key", "adjust", "sent", "done",
+                 "side")
 
     def __init__(self, seen: int, time: float | None, model: str | None,
                  usage: Usage | None, segment: int = 0, key: int | None = None):
@@ -106,6 +107,9 @@ class Request:
         # ended (its last line): the cache's clock; ``time`` is its response's first line
         self.sent: float | None = time
         self.done: float | None = time
+        # a side request (Codex): it does not carry the main context, and is billed as
+        # recorded under every policy
+        self.side = False
 
     def __repr__(self) -> str:
         return f"Request(seen={self.seen}, model={self.model!r}, usage={self.usage!r})"

@@ -26,7 +26,8 @@ class Recorder:
               "open",
               "request_count", "usage_count", "input_tokens", "output_tokens", "models",
               "model", "last", "last_times", "ttl", "user_messages", "turn_events",
-              "live_start", "live_users", "live_user_list", "aftermath", "seeking")
+              "live_start", "live_users", "live_user_list", "aftermath", "seeking", "sides",
+              "waiting")
 
     def __init__(self, format: str, tokens: str = "auto", keep: bool = True):
         self.format, self.keep = format, keep
@@ -51,6 +52,8 @@ class Recorder:
         self.live_user_list: list[int] = []      # (keep) indices in the live context
         self.aftermath: list[list] = []          # [summary, first prompt, first read]
         self.seeking = False                     # the first request after a compaction
+        self.sides = format == "codex"           # look for side requests (Codex's)
+        self.waiting: list[list] = []            # requests that may be side requests
 
     # --- saving and resuming ----------------------------------------------------------------
 
@@ -130,6 +133,7 @@ class Recorder:
 
     def compaction(self, time: float | None) -> None:
         self._close()
+        self._flush(sides=False)             # no side request across a compaction
         self.sizer.compaction()
         self.aftermath.append([None, None, None])
         self.seeking = True
@@ -167,9 +171,44 @@ class Recorder:
             if self.seeking:
                 self.aftermath[-1][1:] = [prompt, usage[3]]
                 self.seeking = False
-        adjust = self.sizer.request(seen, prompt)
+        self._queue(row, prompt)
+
+    # --- side requests: the ones that do not carry the main context ----------------------------
+
+    def _queue(self, row: list, prompt: int | None) -> None:
+        """Size a closed request — unless it may be a side request (``sides``): a prompt
+        under SIDE_LOW of the main one waits, with those after it, until a request within
+        SIDE_WINDOW comes back to SIDE_BACK of it (then the low ones were side requests) or
+        none does (then they were not)."""
+        main = self.sizer.last_prompt
+        if self.waiting:
+            self.waiting.append([row, prompt])
+            if prompt is not None and prompt >= SIDE_BACK * self.waiting[0][2]:
+                self._flush(sides=True)
+            elif len(self.waiting) > SIDE_WINDOW:
+                self._flush(sides=False)
+            return
+        if self.sides and prompt is not None and self.sizer.started and \
+                prompt < SIDE_LOW * main:
+            self.waiting = [[row, prompt, main]]
+            return
+        self._size(row, prompt)
+
+    def _flush(self, sides: bool) -> None:
+        waiting, self.waiting = self.waiting, []
+        main = waiting[0][2] if waiting else 0
+        for item in waiting:
+            row, prompt = item[0], item[1]
+            if sides and prompt is not None and prompt < SIDE_LOW * main:
+                self._size(row, prompt, side=True)
+            else:
+                self._size(row, prompt)
+
+    def _size(self, row: list, prompt: int | None, side: bool = False) -> None:
+        """Size what a request saw (a side request sizes nothing and changes no context)."""
+        adjust = 0 if side else self.sizer.request(row[0], prompt)
         if self.keep:
-            self.requests.append(row + [adjust])
+            self.requests.append(row + [adjust, side])
 
     # --- the session ------------------------------------------------------------------------
 
@@ -177,6 +216,7 @@ class Recorder:
         """The session as read: the open request is closed and the pending messages are
         estimated (save the state before, to read on later)."""
         self._close()
+        self._flush(sides=False)             # no request came back: they were not side
         sizes = self.sizer.finish()
         s = Session(self.format, path, full=self.keep)
         if self.keep:
@@ -207,7 +247,8 @@ class Recorder:
         return s
 
 
-SENT, DONE, ADJUST = 6, 7, 8                  # the later fields of a request's row
+SENT, DONE, ADJUST, SIDE = 6, 7, 8, 9          # the later fields of a request's row
+SIDE_LOW, SIDE_BACK, SIDE_WINDOW = 0.8, 0.9, 8
 
 
 def _request(row: list) -> Request:
@@ -215,4 +256,5 @@ def _request(row: list) -> Request:
     r = Request(seen, time, model, None if usage is None else Usage(*usage), segment, key)
     r.sent, r.done = row[SENT], row[DONE]
     r.adjust = row[ADJUST] if len(row) > ADJUST else 0
+    r.side = bool(row[SIDE]) if len(row) > SIDE else False
     return r
