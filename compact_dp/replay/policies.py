@@ -179,16 +179,36 @@ class NeverPolicy(Policy):
 
 class ThresholdPolicy(Policy):
     """What most agents do: at P % of the window keep the last N tokens (cut back to a
-    user message), or nothing for agents that summarise everything."""
+    user message), or nothing for agents that summarise everything.
+
+    Where compacting waits for a turn end (Claude Code, Codex), so does the threshold: a
+    user who compacts at P % types ``/compact`` at the first turn end past it, and in the
+    middle of a turn only the agent's own auto-compaction fires. A threshold that cuts
+    into the tool loop would be a policy no such agent can carry out."""
 
     def __init__(self, percent: float):
         self.name = f"threshold:{percent:g}"
         self.percent = percent
 
+    def at_turn_end(self, replay: State, request: Request) -> Compact | None:
+        if replay.prompt_now(request) < replay.setting.window * self.percent / 100:
+            return None
+        return self._compact(replay)
+
     def before_request(self, replay: State, request: Request) -> Compact | None:
         s = replay.setting
-        if replay.prompt_now(request) < s.window * self.percent / 100:
+        prompt = replay.prompt_now(request)
+        if s.points == REQUEST:
+            return self._compact(replay) if prompt >= s.window * self.percent / 100 else None
+        limit = s.window if s.auto is None else min(s.auto, s.window)
+        if prompt < limit:
             return None
+        forced = self._compact(replay)
+        forced.forced = True
+        return forced
+
+    def _compact(self, replay: State) -> Compact:
+        s = replay.setting
         if s.whole:
             return Compact(0)
         tokens, kinds = replay.context.token_list(), replay.context.kind_list()
