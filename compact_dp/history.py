@@ -20,14 +20,15 @@ if TYPE_CHECKING:
 
 
 def default_folders(environ: Mapping[str, str]) -> list[tuple[str, str]]:
-    """(agent, folder) of the agents' own session folders that exist."""
-    home = os.path.expanduser("~")
+    """(agent, folder) of the agents' own session folders that exist; ``~`` is the
+    environment's $HOME (none without it: the environment given is the whole truth)."""
+    home = environ.get("HOME") or ""
     claude = [os.path.join(d.strip(), "projects")
               for d in (environ.get("CLAUDE_CONFIG_DIR") or "").split(",") if d.strip()] \
-        or [os.path.join(home, ".claude", "projects")]
-    codex = os.path.join(environ.get("CODEX_HOME") or os.path.join(home, ".codex"),
-                         "sessions")
-    found = [("Claude Code", d) for d in claude] + [("Codex", codex)]
+        or ([os.path.join(home, ".claude", "projects")] if home else [])
+    codex = environ.get("CODEX_HOME") or (os.path.join(home, ".codex") if home else "")
+    found = [("Claude Code", d) for d in claude] + \
+        ([("Codex", os.path.join(codex, "sessions"))] if codex else [])
     return [(agent, d) for agent, d in found if os.path.isdir(d)]
 
 

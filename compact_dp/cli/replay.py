@@ -13,7 +13,9 @@ DEFAULT_POLICIES = ["recorded", "dp", "never", "threshold:80"]
 DOC = """Replay recorded sessions and compare what each compaction policy would have cost.
 
 FILE is a session in any format (- : standard input); a DIR is searched recursively
-(sub-agents' subagents/ folders left out).  Policies: recorded (what happened: the recorded compactions, for
+(sub-agents' subagents/ folders left out); with neither, your own history:
+~/.claude/projects and ~/.codex/sessions ($CLAUDE_CONFIG_DIR, $CODEX_HOME).  Policies:
+recorded (what happened: the recorded compactions, for
 sessions with usage), dp (this tool's decision and its forced fallback), never (compact
 only when the window would overflow), threshold:P (at P % of the window).  Billing follows
 the provider's cache rules and the session's clock; the recorded policy's simulation error
@@ -50,19 +52,42 @@ def build(env: Env):
                **given: str | None) -> int:
         return replay_command(env, files or [], policy, json,
                               {k: v for k, v in given.items() if v is not None})
-    return command("replay", replay, OPTIONS, "Session files or folders.", DOC)
+    return command("replay", replay, OPTIONS, "Session files or folders (default: your "
+                   "own history).", DOC)
+
+
+def session_files(env: Env, paths: list[str]) -> list[str]:
+    """The session files under the paths given; with none, under the agents' own folders
+    (docs/history.md), each named on standard error with how many it holds."""
+    from ..history import default_folders, find_sessions
+
+    if paths:
+        files = find_sessions(paths)
+        if not files:
+            raise UsageError(f"no session files under {', '.join(paths)}")
+        return files
+    folders = default_folders(env.environ)
+    if not folders:
+        raise UsageError("no FILE or DIR given, and no session folder found "
+                         "($CLAUDE_CONFIG_DIR/projects or ~/.claude/projects, "
+                         "$CODEX_HOME/sessions or ~/.codex/sessions)")
+    found = [(agent, folder, find_sessions([folder])) for agent, folder in folders]
+    if not any(files for _, _, files in found):
+        raise UsageError("no FILE or DIR given, and no session files in "
+                         f"{', '.join(folder for _, folder in folders)}")
+    for agent, folder, files in found:
+        env.note(f"{agent}: {len(files):,} session file{'' if len(files) == 1 else 's'} in "
+                 f"{folder}")
+    return [f for _, _, files in found for f in files]
 
 
 def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_out: bool,
                    given: dict[str, str]) -> int:
     from ..core.params import BY_AWK, native_values
-    from ..history import find_sessions
     from ..replay.batch import Options, cores, skip_reason
     from ..replay.run import policy_for as make_policy
     from ..sessions.read import TOKEN_MODES
 
-    if not paths:
-        raise UsageError("replay needs at least one session FILE or DIR")
     model = model_named(given.pop("model")) if "model" in given else None
     if model is not None and model.turn_keep:
         raise UsageError("replay's dp policy needs a cost model, not turn-keep")
@@ -83,9 +108,7 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
     policies = policy or DEFAULT_POLICIES
     for p in policies:
         make_policy(p)
-    files = find_sessions(paths)
-    if not files:
-        raise UsageError(f"no session files under {', '.join(paths)}")
+    files = session_files(env, paths)
     options = Options(policies, params, model, keep, keep_tokens, fmt, tokens, price,
                       cache_ttl, dict(env.environ), chosen=bool(policy))
     results = _run(files, options, jobs, env, show_progress=len(files) > 1,
