@@ -53,7 +53,7 @@ def replay_section(files: list[Path]) -> str:
     from compact_dp.core.models import get_model
     from compact_dp.replay.bill import recorded_bill
     from compact_dp.replay.run import replay_session, setting_for
-    from compact_dp.replay.view import simulation_error
+    from compact_dp.replay.compare import simulation_error
     from compact_dp.sessions.read import read_session
     rows = ["| session | requests | recorded bill (input) | replay of what happened | "
             "dp: compactions, input + summaries | saves | threshold:83 saves |",
