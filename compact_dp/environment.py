@@ -86,8 +86,12 @@ class Env:
             pass
         return status
 
+    def note(self, message: str) -> None:
+        """One line on standard error that is no failure (what was read, a warning)."""
+        self.fail(message, EXIT_OK)
+
     def warn(self, message: str) -> None:
-        self.fail(f"warning: {message}", EXIT_OK)
+        self.note(f"warning: {message}")
 
     def write(self, text: str) -> int:
         """Write the answer; a closed pipe is one line on stderr and exit 2, never a

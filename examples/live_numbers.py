@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Compute the README's real-session sections from the sessions beside the repository.
+"""Compute the README's live sections: from the sessions beside the repository, and from
+this repository's example sessions laid out as a user's home.
 
     python examples/live_numbers.py            print every section
     python examples/live_numbers.py --write    rewrite them in README.md (make readme)
@@ -10,7 +11,7 @@ The real Claude Code sessions are another project's data: they are read in place
 ``../shared/transcripts/claude-code`` and never copied; only numbers computed from them
 reach the README, between ``<!-- live:NAME -->`` and ``<!-- /live:NAME -->`` markers.  The
 tests compute the sections again and compare, so the README cannot drift from the code.
-Without the folder nothing is written.
+Without the folder only the examples' sections are written.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def replay_section(files: list[Path]) -> str:
     from compact_dp.core.models import get_model
     from compact_dp.replay.bill import recorded_bill
     from compact_dp.replay.run import replay_session, setting_for
-    from compact_dp.replay.view import simulation_error
+    from compact_dp.replay.compare import simulation_error
     from compact_dp.sessions.read import read_session
     rows = ["| session | requests | recorded bill (input) | replay of what happened | "
             "dp: compactions, input + summaries | saves | threshold:83 saves |",
@@ -111,11 +112,46 @@ def statusline_section(files: list[Path]) -> str:
     return "```text\n" + "\n".join(out) + "\n```"
 
 
+def history_section() -> str:
+    """``compact-dp replay`` with no FILE on a home holding this repository's example
+    Claude Code and Codex sessions where the agents keep theirs (shown as ``~``)."""
+    import os
+    import shutil
+    import subprocess
+    import tempfile
+
+    examples = ROOT / "examples"
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        claude = home / ".claude" / "projects" / "-home-dev-project"
+        codex = home / ".codex" / "sessions" / "2026" / "01" / "01"
+        for folder in (claude, codex):
+            folder.mkdir(parents=True)
+        shutil.copy(examples / "claude-code.jsonl", claude / "0f0e0d0c-example.jsonl")
+        shutil.copy(examples / "codex.jsonl",
+                    codex / "rollout-2026-01-01T10-00-00-0199-example.jsonl")
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("DP_", "COMPACT_DP_")) and
+               k not in ("CLAUDE_CONFIG_DIR", "CODEX_HOME")}
+        env.update(HOME=str(home), TZ="UTC", COLUMNS="80", NO_COLOR="1")
+        p = subprocess.run([str(Path(sys.executable).parent / "compact-dp"), "replay"],
+                           capture_output=True, text=True, env=env, timeout=120)
+        shown = (p.stderr + p.stdout).replace(str(home), "~")
+    return "```text\n$ compact-dp replay\n" + shown.rstrip("\n") + "\n```"
+
+
 SECTIONS = {"tokens": tokens_section, "replay": replay_section,
             "statusline": statusline_section}
+EXAMPLE_SECTIONS = {"history": history_section}
+
+
+def example_sections() -> dict[str, str]:
+    """The sections computed from this repository's own examples (always)."""
+    return {name: make() for name, make in EXAMPLE_SECTIONS.items()}
 
 
 def sections() -> dict[str, str] | None:
+    """The sections computed from the real sessions (None without them)."""
     if not SHARED.is_dir():
         return None
     files = sorted(SHARED.glob("*.jsonl"))
@@ -162,10 +198,10 @@ def main() -> int:
     if "--console" in sys.argv:
         readme.write_text(console_blocks(readme.read_text(), str(Path(sys.executable).parent)))
         return 0
-    computed = sections()
-    if computed is None:
-        print(f"{SHARED} is absent: nothing to compute", file=sys.stderr)
-        return 0
+    computed = {**example_sections(), **(sections() or {})}
+    if not SHARED.is_dir():
+        print(f"{SHARED} is absent: only the examples' sections are computed",
+              file=sys.stderr)
     if "--write" in sys.argv:
         readme.write_text(rewrite(readme.read_text(), computed))
         return 0

@@ -30,9 +30,10 @@ def dumps(obj) -> str:
 class ClaudeSession:
     """Builds a Claude Code file line by line and counts what a reader must find."""
 
-    def __init__(self, model: str = "claude-opus-4-6", session_id: str = "s-1"):
+    def __init__(self, model: str = "claude-opus-4-6", session_id: str = "s-1",
+                 cwd: str = "/p"):
         self.lines: list[str] = []
-        self.model, self.sid = model, session_id
+        self.model, self.sid, self.cwd = model, session_id, cwd
         self.t = 0.0
         self.requests: list[dict] = []       # one per (message.id, requestId)
         self.compactions = 0
@@ -43,7 +44,7 @@ class ClaudeSession:
         self.n += 1
         self.t += 2.0
         return {"parentUuid": f"u{self.n - 1}", "isSidechain": False, "userType": "external",
-                "cwd": "/p", "sessionId": self.sid, "version": "2.1.40", "type": kind,
+                "cwd": self.cwd, "sessionId": self.sid, "version": "2.1.40", "type": kind,
                 "uuid": f"u{self.n}", "timestamp": stamp(self.t), **extra}
 
     def progress(self) -> None:
@@ -131,11 +132,11 @@ def tool_use(tool_id: str, command: str) -> dict:
     return {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": command}}
 
 
-def claude_session() -> ClaudeSession:
+def claude_session(**kw) -> ClaudeSession:
     """Every rule at once: progress and snapshot lines, a response over three lines, tool
     results, a meta line, command markup, a synthetic error, a sidechain, a compaction with
-    its summary, a cold gap and a second model."""
-    s = ClaudeSession()
+    its summary, a cold gap and a second model (``kw``: ClaudeSession's)."""
+    s = ClaudeSession(**kw)
     s.snapshot()
     s.progress()
     s.user("fix the failing test in parser.py")                         # turn 1

@@ -20,6 +20,15 @@ def test_console_examples_print_what_they_show():
     assert live_numbers.console_blocks(text, bin_dir) == text
 
 
+def test_example_sections_are_computed_not_pasted():
+    """The history section: the example sessions laid out as a home, replayed now."""
+    computed = live_numbers.example_sections()
+    text = (ROOT / "README.md").read_text()
+    assert live_numbers.rewrite(text, computed) == text
+    for body in computed.values():
+        assert body in text
+
+
 def test_real_session_sections_are_computed_not_pasted():
     computed = live_numbers.sections()
     if computed is None:

@@ -473,7 +473,7 @@ def test_several_recorded_sessions_add_up(tmp_path):
     total = obj["total"]
     bills = [s["recorded"]["input_cost"] for s in obj["sessions"]]
     assert total["recorded"]["input_cost"] == pytest.approx(sum(bills))
-    r = run_main("replay", str(tmp_path), environ={"COLUMNS": "80"})
+    r = run_main("replay", "--detail", str(tmp_path), environ={"COLUMNS": "80"})
     assert r.status == 0 and "total · 2 sessions" in r.out and "error" in r.out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..environment import Env
 from ..errors import UsageError
 from .options import Option
-from .replay import whole_number
+from .replay import session_files, whole_number
 from .typerkit import command
 
 DOC = """Measure compact-dp's advice against what really happened next.
@@ -52,22 +52,11 @@ def backtest_command(env: Env, paths: list[str], every_text: str | None, json_ou
                      jobs_text: str | None) -> int:
     import os
 
-    from ..history import default_folders, find_sessions
     from ..replay.backtest import totals
 
     every = whole_number(every_text, "--every", 0, 1) or None
     jobs = whole_number(jobs_text, "--jobs", os.cpu_count() or 1, 1)
-    if not paths:
-        folders = default_folders(env.environ)
-        if not folders:
-            raise UsageError("no session folder found (~/.claude/projects, "
-                             "~/.codex/sessions): give a FILE or DIR")
-        for agent, folder in folders:
-            env.warn(f"reading {agent} sessions in {folder}")
-        paths = [d for _, d in folders]
-    files = find_sessions(paths)
-    if not files:
-        raise UsageError(f"no session files under {', '.join(paths)}")
+    files = session_files(env, paths)
     work = [(f, every, dict(env.environ)) for f in files]
     results = _run(work, jobs, env)
     for r in results:

@@ -44,18 +44,12 @@ def calibrate_command(env: Env, paths: list[str], output: str | None, fresh: boo
     from ..calibration.profile import load_profile, user_profile_path
     from ..errors import CompactDpError
     from ..files import write_atomic
-    from ..history import default_folders, find_sessions
     from ..sessions.read import read_session
     from ..views.record import to_json
+    from .replay import session_files
 
-    if not paths:
-        folders = default_folders(env.environ)
-        if not folders:
-            raise UsageError("no session folder found (~/.claude/projects, "
-                             "~/.codex/sessions): give a FILE or DIR")
-        paths = [d for _, d in folders]
     sessions, skipped = [], 0
-    for path in find_sessions(paths):
+    for path in session_files(env, paths):
         try:
             session = read_session([path])
         except CompactDpError:
@@ -65,7 +59,7 @@ def calibrate_command(env: Env, paths: list[str], output: str | None, fresh: boo
             sessions.append(session)
     if not sessions:
         raise UsageError(f"no Claude Code or Codex session with usage under "
-                         f"{', '.join(paths)}")
+                         f"{', '.join(paths) or 'your own history'}")
     env.warn(f"calibrate: {len(sessions):,} sessions read" +
              (f", {skipped:,} files skipped" if skipped else ""))
     prior = None if fresh else load_profile({"COMPACT_DP_PROFILE": "none"})

@@ -9,19 +9,34 @@ from ..errors import InputError, UsageError
 from .options import CACHE, FORMAT, KEEP, MODEL, TOKENS, Option, param_options
 from .typerkit import command
 
-DEFAULT_POLICIES = ["recorded", "dp", "never", "threshold:80"]
+DEFAULT_POLICIES = ["recorded", "dp", "hindsight", "never", "threshold:80"]
 DOC = """Replay recorded sessions and compare what each compaction policy would have cost.
 
 FILE is a session in any format (- : standard input); a DIR is searched recursively
-(sub-agents' subagents/ folders left out).  Policies: recorded (what happened: the recorded compactions, for
-sessions with usage), dp (this tool's decision and its forced fallback), never (compact
-only when the window would overflow), threshold:P (at P % of the window).  Billing follows
-the provider's cache rules and the session's clock; the recorded policy's simulation error
+(sub-agents' subagents/ folders left out); with neither, your own history:
+~/.claude/projects and ~/.codex/sessions ($CLAUDE_CONFIG_DIR, $CODEX_HOME).  Policies:
+recorded (what happened: the recorded compactions), dp (this tool's decision and its
+forced fallback), hindsight (the cheapest schedule, known afterwards), never (compact only
+when the window would overflow), threshold:P (at P % of the window).  Billing follows the
+provider's cache rules and the session's clock; the recorded policy's simulation error
 against the recorded bill shows how far to trust the others (replay.md in the docs).
+One session gets a table and a picture; several, a row each and a total (history.md).
 """
 OPTIONS = [
     Option("--policy", "policy", "a policy to compare; repeat for several (default: "
-           "recorded, dp, never, threshold:80)", metavar="NAME", multiple=True),
+           "recorded, dp, hindsight, never, threshold:80; recorded and hindsight for "
+           "sessions with usage)", metavar="NAME", multiple=True),
+    Option("--by", "by", "one row per session (the default), project, day or month",
+           metavar="KEY"),
+    Option("--since", "since", "only sessions begun on this day or later (YYYYMMDD or "
+           "YYYY-MM-DD, local time)", metavar="DATE"),
+    Option("--until", "until", "only sessions begun on this day or earlier", metavar="DATE"),
+    Option("--project", "project", "only projects whose name has this part, or matches "
+           "this glob (*, ? or [ab]); any case", metavar="PATTERN"),
+    Option("--sort", "sort", "rows by date (the default, oldest first), project (A to Z), "
+           "requests, cost or saving (the largest first)", metavar="KEY"),
+    Option("--detail", "detail", "with several sessions, also each one's table and "
+           "picture", takes_value=False),
     FORMAT, TOKENS, MODEL, KEEP,
     Option("--keep-tokens", "keep_tokens", "threshold:P keeps the last N tokens when "
            "messages are kept (default 20000)", metavar="N"),
@@ -46,29 +61,69 @@ def whole_number(text: str | None, where: str, default: int, low: int) -> int:
 
 
 def build(env: Env):
-    def replay(files: list[str] | None, policy: list[str] | None, json: bool,
+    def replay(files: list[str] | None, policy: list[str] | None, json: bool, detail: bool,
                **given: str | None) -> int:
         return replay_command(env, files or [], policy, json,
-                              {k: v for k, v in given.items() if v is not None})
-    return command("replay", replay, OPTIONS, "Session files or folders.", DOC)
+                              {k: v for k, v in given.items() if v is not None}, detail)
+    return command("replay", replay, OPTIONS, "Session files or folders (default: your "
+                   "own history).", DOC)
+
+
+def session_files(env: Env, paths: list[str]) -> list[str]:
+    """The session files under the paths given; with none, under the agents' own folders
+    (docs/history.md), each named on standard error with how many it holds."""
+    from ..history import default_folders, find_sessions
+
+    if paths:
+        files = find_sessions(paths)
+        if not files:
+            raise UsageError(f"no session files under {', '.join(paths)}")
+        return files
+    folders = default_folders(env.environ)
+    if not folders:
+        raise UsageError("no FILE or DIR given, and no session folder found "
+                         "($CLAUDE_CONFIG_DIR/projects or ~/.claude/projects, "
+                         "$CODEX_HOME/sessions or ~/.codex/sessions)")
+    found = [(agent, folder, find_sessions([folder])) for agent, folder in folders]
+    if not any(files for _, _, files in found):
+        raise UsageError("no FILE or DIR given, and no session files in "
+                         f"{', '.join(folder for _, folder in folders)}")
+    for agent, folder, files in found:
+        env.note(f"{agent}: {len(files):,} session file{'' if len(files) == 1 else 's'} in "
+                 f"{folder}")
+    return [f for _, _, files in found for f in files]
+
+
+def one_of(given: dict[str, str], name: str, choices: tuple[str, ...],
+           default: str | None) -> str | None:
+    """The option's value, one of ``choices`` (popped from ``given``)."""
+    value = given.pop(name, None)
+    if value is None:
+        return default
+    if value not in choices:
+        raise UsageError(f"--{name}: {value!r} is not one of {', '.join(choices)}")
+    return value
 
 
 def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_out: bool,
-                   given: dict[str, str]) -> int:
+                   given: dict[str, str], detail: bool = False) -> int:
     from ..core.params import BY_AWK, native_values
-    from ..history import find_sessions
+    from ..history import Selection, parse_day
     from ..replay.batch import Options, cores, skip_reason
+    from ..replay.compare import BY, SORTS
     from ..replay.run import policy_for as make_policy
     from ..sessions.read import TOKEN_MODES
 
-    if not paths:
-        raise UsageError("replay needs at least one session FILE or DIR")
+    by = one_of(given, "by", BY, None)
+    sort = one_of(given, "sort", SORTS, "date") or "date"
+    since, until = (parse_day(given.pop(k), f"--{k}") if k in given else None
+                    for k in ("since", "until"))
+    project = given.pop("project", None)
+    select = Selection(since, until, project) if since or until or project else None
     model = model_named(given.pop("model")) if "model" in given else None
     if model is not None and model.turn_keep:
         raise UsageError("replay's dp policy needs a cost model, not turn-keep")
-    keep = given.pop("keep", "auto")
-    if keep not in ("auto", "best", "none"):
-        raise UsageError(f"--keep: {keep!r} is not one of auto, best, none")
+    keep = one_of(given, "keep", ("auto", "best", "none"), "auto") or "auto"
     keep_tokens = whole_number(given.pop("keep_tokens", None), "--keep-tokens", 20000, 0)
     jobs = whole_number(given.pop("jobs", None), "--jobs", cores(), 1)
     plot = given.pop("plot", None)
@@ -83,13 +138,14 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
     policies = policy or DEFAULT_POLICIES
     for p in policies:
         make_policy(p)
-    files = find_sessions(paths)
-    if not files:
-        raise UsageError(f"no session files under {', '.join(paths)}")
+    files = session_files(env, paths)
     options = Options(policies, params, model, keep, keep_tokens, fmt, tokens, price,
-                      cache_ttl, dict(env.environ), chosen=bool(policy))
+                      cache_ttl, dict(env.environ), chosen=bool(policy),
+                      detail=json_out or bool(plot) or detail or len(files) == 1,
+                      select=select)
     results = _run(files, options, jobs, env, show_progress=len(files) > 1,
                    stdin=standard_input(paths, env))
+    results = [r for r in results if not r.get("left_out")]
     explicit = [r for r in results if "error" in r and
                 (not r.get("skippable") or r["session"] in paths)]
     if explicit:
@@ -103,8 +159,9 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
         write_plots(plot, [r for r in results if "policies" in r])
     from ..replay.view import render_text, to_json
     if json_out:
-        return env.write(to_json(results) + "\n")
-    return env.write(render_text(results, env, pictures=len(results) <= 20))
+        return env.write(to_json(results, by or "session", sort) + "\n")
+    return env.write(render_text(results, env, many=len(files) > 1 or by is not None,
+                                 by=by, sort=sort, detail=detail))
 
 
 def standard_input(paths: list[str], env: Env) -> bytes | None:

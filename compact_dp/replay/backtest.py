@@ -221,19 +221,16 @@ def score(rows: list[dict]) -> dict:
 
 def compare(runs: dict[str, dict]) -> dict:
     """dp against hindsight and the thresholds (comparable costs: input and summaries)."""
+    from .compare import shares
     if "recorded" not in runs:
         return {}
     base = runs["recorded"]["comparable_cost"]
     out: dict[str, object] = {}
-    best = runs.get("hindsight")
+    savings = {name: base - run["comparable_cost"] for name, run in runs.items()}
+    share = shares(savings)
     for name, run in runs.items():
-        if name == "recorded":
-            continue
-        saving = base - run["comparable_cost"]
-        share = None
-        if best is not None and base - best["comparable_cost"] > 1e-9:
-            share = saving / (base - best["comparable_cost"])
-        run["saving"], run["hindsight_share"] = saving, share
+        if name != "recorded":
+            run["saving"], run["hindsight_share"] = savings[name], share[name]
     dp = runs.get("dp")
     if dp is not None:
         thresholds = [r for n, r in runs.items() if n.startswith("threshold:")]

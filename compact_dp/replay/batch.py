@@ -20,6 +20,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, Iterable
 
+    from ..history import Selection
+
 
 class Options:
     """Everything a worker needs to replay one file (picklable)."""
@@ -27,10 +29,11 @@ class Options:
     def __init__(self, policies: list[str], params: dict[str, str], model: Model | None,
                  keep: str, keep_tokens: int, format: str, tokens: str, price: str | None,
                  cache_ttl: str | None, environ: dict[str, str], chosen: bool = False,
-                 detail: bool = True):
+                 detail: bool = True, select: Selection | None = None):
         self.policies, self.params, self.model = policies, params, model
         self.chosen = chosen                  # policies named by the user: all of them run
         self.detail = detail                  # every request's prompt, for the pictures
+        self.select = select                  # the sessions asked for (None: all)
         self.keep, self.keep_tokens = keep, keep_tokens
         self.format, self.tokens, self.price, self.cache_ttl = format, tokens, price, cache_ttl
         self.environ = environ
@@ -39,18 +42,24 @@ class Options:
 def replay_file(path: str, options: Options, detail: bool = True,
                 stdin: bytes | None = None) -> dict:
     """One session: its facts, the recorded bill (with usage), and every policy's run
-    summary (``detail``: with every request's prompt and every compaction).  ``stdin``:
-    the bytes of standard input, for the path ``-``."""
+    summary (``detail``: with every request's prompt and every compaction), compared with
+    the recorded one; or ``left_out`` when it is not one of ``options.select``.
+    ``stdin``: the bytes of standard input, for the path ``-``."""
     import io
 
     from ..agents import agent_of
     from ..engine import model_named
+    from ..history import day_of, project_of
     from ..sessions.read import read_session
     from .bill import recorded_bill
+    from .compare import BEST, annotate
     from .run import replay_session, setting_for
 
     session = read_session([path], options.format, options.tokens,
                            None if stdin is None else io.BytesIO(stdin))
+    project, date = project_of(session, path, options.environ), day_of(session.started)
+    if options.select is not None and not options.select.admits(project, date):
+        return {"session": path, "left_out": True}
     agent = agent_of(session.format)
     model = options.model or model_named(options.environ.get("COMPACT_DP_MODEL") or
                                          agent.model)
@@ -60,20 +69,28 @@ def replay_file(path: str, options: Options, detail: bool = True,
     setting = setting_for(session, options.params, model, keep == "none",
                           options.keep_tokens, options.cache_ttl, options.price,
                           options.environ)
-    policies = [p for p in options.policies
-                if p != "recorded" or session.has_usage or options.chosen]
+    # by default, recorded only where a bill checks it, and hindsight only where it can
+    # be compared and is exact (no message kept: what a compaction leaves is the same
+    # whatever came before)
+    policies = [p for p in options.policies if options.chosen or
+                session.has_usage and (p != BEST or keep == "none") or
+                p not in ("recorded", BEST)]
     runs = replay_session(setting, policies)
     warnings = list(session.warnings)
     if "recorded" in policies and not session.has_usage:
         warnings.append("no recorded usage: the recorded policy is the session's own "
                         "compactions priced by the model, with no bill to check it against")
-    result: dict = {"session": path, "format": session.format,
-                    "messages": len(session.kinds), "requests": len(session.requests),
-                    "model": model.name, "keep": keep, "points": setting.points,
+    result: dict = {"session": path, "format": session.format, "project": project,
+                    "session_id": session.session_id, "started": session.started,
+                    "date": date, "messages": len(session.kinds),
+                    "requests": len(session.requests),
+                    "compactions": session.compaction_count, "model": model.name,
+                    "keep": keep, "points": setting.points,
                     "policies": [r.summary(detail) for r in runs], "warnings": warnings}
     if session.has_usage:
         assert setting.files is not None
         result["recorded"] = recorded_bill(session, setting.files, setting.prices)
+    annotate(result["policies"], result.get("recorded"))
     return result
 
 
@@ -131,15 +148,14 @@ def run_batch(paths: list[str], options: Options, jobs: int,
 
 
 def totals(results: Iterable[dict]) -> dict:
-    """Per policy over all sessions: sums, the peak, request-weighted means; and the
-    recorded bills added up."""
+    """Per policy over all sessions: sums, the peak, request-weighted means, the savings
+    and hindsight's share (compare.row); the recorded bills added up."""
+    from .compare import row, simulation_error
+
+    good = [res for res in results if "policies" in res]
     per: dict[str, dict] = {}
     recorded: dict[str, float] = {}
-    sessions = 0
-    for res in results:
-        if "policies" not in res:
-            continue
-        sessions += 1
+    for res in good:
         for key, value in (res.get("recorded") or {}).items():
             if isinstance(value, (int, float)):
                 recorded[key] = recorded.get(key, 0) + value
@@ -161,6 +177,8 @@ def totals(results: Iterable[dict]) -> dict:
                 t[key] += s[key]
             t["peak_context"] = max(t["peak_context"], s["peak_context"])
             t["_inputs"] += s["mean_context"] * s["requests"]
+    summed = row(good)
+    compared = {p["policy"]: p for p in summed.pop("policies")}
     out = []
     for t in per.values():
         inputs = t.pop("_inputs")
@@ -168,5 +186,8 @@ def totals(results: Iterable[dict]) -> dict:
         total = t["cache_read_tokens"] + t["cache_write_tokens"]
         t["cache_hit_share"] = t["cache_read_tokens"] / total if total else 0.0
         t["total_cost"] = t["input_cost"] + t["output_cost"]
+        if t["policy"] == "recorded" and recorded:
+            t["simulation_error"] = simulation_error(t, recorded)
+        t.update({k: v for k, v in compared.get(t["policy"], {}).items() if k != "policy"})
         out.append(t)
-    return {"sessions": sessions, "policies": out, "recorded": recorded or None}
+    return {**summed, "policies": out, "recorded": recorded or None}

@@ -9,7 +9,7 @@ from ..views.console import buffered_console, fitted_table, text_of
 BARS = "▁▂▃▄▅▆▇█"
 # (header, priority when the width is short: lower is kept longer)
 COLUMNS = (("policy", 0), ("compactions", 2), ("input $", 1), ("summaries $", 4),
-           ("peak input", 5), ("cached", 6), ("vs recorded", 1))
+           ("peak input", 5), ("cached", 6), ("vs recorded", 1), ("of best", 3))
 
 
 def sparkline(values: list[float], width: int, top: float) -> str:
@@ -40,42 +40,50 @@ def dollars(x: float) -> str:
     return f"${x:,.3f}"
 
 
-def comparison(summary: dict, recorded: dict | None, baseline: dict | None) -> str:
+def cents(x: float | None) -> str:
+    """$1.80, or -$1.36 for a loss; - for nothing to show."""
+    if x is None:
+        return "-"
+    return f"{'-' if x < -0.005 else ''}${abs(x):,.2f}"
+
+
+def percent(x: float | None) -> str:
+    return "-" if x is None else f"{x:.0%}"
+
+
+def comparison(summary: dict, baseline: dict | None) -> str:
     """The recorded policy: its simulation error against the bill; the others: what they
     save against the recorded policy (input and summaries)."""
-    if recorded is None or baseline is None:
+    if "simulation_error" in summary:
+        return f"{summary['simulation_error']:+.2%} error"
+    if "saving" not in summary or baseline is None:
         return "-"
-    if summary["policy"] == "recorded":
-        return f"{simulation_error(summary, recorded):+.2%} error"
-    saving = baseline["comparable_cost"] - summary["comparable_cost"]
-    share = saving / baseline["comparable_cost"] if baseline["comparable_cost"] else 0.0
+    saving = summary["saving"]
+    base = summary.get("compared_cost", baseline["comparable_cost"])
+    share = saving / base if base else 0.0
     verb = "saves" if saving >= 0 else "costs"
     return f"{verb} {dollars(abs(saving))} ({abs(share):.0%})"
 
 
-def simulation_error(summary: dict, recorded: dict) -> float:
-    """The recorded policy's input cost against the bill (like with like: a summary request
-    the recording does not show is left out)."""
-    bill = recorded["input_cost"]
-    simulated = summary["input_cost"] - summary["unrecorded_cost"]
-    return (simulated - bill) / bill if bill else 0.0
-
-
-def row(summary: dict, recorded: dict | None, baseline: dict | None) -> list[str]:
+def row(summary: dict, baseline: dict | None) -> list[str]:
     forced = f" ({summary['forced']:,} forced)" if summary["forced"] else ""
     return [summary["policy"], f"{summary['compactions']:,}" + forced,
             dollars(summary["input_cost"]), dollars(summary["summary_output_cost"]),
             f"{summary['peak_context']:,.0f}", f"{summary['cache_hit_share']:.1%}",
-            comparison(summary, recorded, baseline)]
+            comparison(summary, baseline), percent(summary.get("hindsight_share"))]
 
 
-def table(title: str, summaries: list[dict], recorded: dict | None, width: int,
-          styled: bool):
+def table(title: str, summaries: list[dict], width: int, styled: bool):
+    """One table row per policy; the comparisons only where there are some."""
     baseline = next((s for s in summaries if s["policy"] == "recorded"), None)
-    columns = COLUMNS if recorded and baseline else COLUMNS[:-1]
-    return fitted_table([h for h, _ in columns],
-                        [row(s, recorded, baseline)[:len(columns)] for s in summaries],
-                        [p for _, p in columns], width, styled, left=1, title=title)
+    shown = [i for i, (header, _) in enumerate(COLUMNS)
+             if header == "vs recorded" and any("saving" in s for s in summaries) or
+             header == "of best" and any(s.get("hindsight_share") is not None
+                                         for s in summaries) or
+             header not in ("vs recorded", "of best")]
+    cells = [row(s, baseline) for s in summaries]
+    return fitted_table([COLUMNS[i][0] for i in shown], [[c[i] for i in shown] for c in cells],
+                        [COLUMNS[i][1] for i in shown], width, styled, left=1, title=title)
 
 
 def bill_line(recorded: dict) -> str:
@@ -86,37 +94,117 @@ def bill_line(recorded: dict) -> str:
             "snapshots that undercount, so priced apart")
 
 
+def short_id(res: dict) -> str:
+    """The session's id (else its file's name) cut to 8 characters, as a name, not a
+    path: it never folds."""
+    import os
+    name = res.get("session_id") or os.path.splitext(os.path.basename(res["session"]))[0]
+    return name if len(name) <= 9 else name[:8] + "…"
+
+
 def render_text(results: list[dict], env: Env, width: int | None = None,
-                styled: bool | None = None, pictures: bool = True) -> str:
-    """Per session a table and a sparkline per policy; a total table for several."""
+                styled: bool | None = None, many: bool = False, by: str | None = None,
+                sort: str = "date", detail: bool = False) -> str:
+    """One session: its table and a sparkline per policy.  ``many`` (several files, or
+    ``by``): a row per session, project, day or month, and a total; ``detail`` adds every
+    session's table and pictures, and the policies' total."""
     from rich.text import Text
 
     console = buffered_console(env, width, styled)
     styled = console.is_terminal and not console.no_color
     width = console.width
     good = [r for r in results if "policies" in r]
-    for res in good:
+    for res in good if detail or not many else ():
         summaries = res["policies"]
         n = res["requests"]
-        title = (f"{res['session']} · {res['format']} · {n:,} request{'' if n == 1 else 's'}"
-                 f" · model {res['model']}, keep {res['keep']}")
-        console.print(table(title, summaries, res.get("recorded"), width, styled))
+        title = (f"{res['project']} · {short_id(res)} · {res['format']} · {n:,} "
+                 f"request{'' if n == 1 else 's'} · model {res['model']}, keep {res['keep']}")
+        console.print(table(title, summaries, width, styled))
+        console.print(Text(f"file: {res['session']}", style="dim", no_wrap=True,
+                           overflow="ignore"), crop=False)
         if res.get("recorded"):
             console.print(Text(bill_line(res["recorded"]), style="dim"))
-        if pictures and summaries and "context" in summaries[0]:
+        if summaries and "context" in summaries[0]:
             _pictures(console, summaries, width)
         console.print()
-    if len(good) > 1:
+    if many and good:
         total = totals_of(good)
-        console.print(table(f"total · {total['sessions']:,} sessions", total["policies"],
-                            total["recorded"], width, styled))
-        if total["recorded"]:
-            console.print(Text(bill_line(total["recorded"]), style="dim"))
+        if detail:
+            console.print(table(f"total · {total['sessions']:,} sessions", total["policies"],
+                                width, styled))
+            if total["recorded"]:
+                console.print(Text(bill_line(total["recorded"]), style="dim"))
+            console.print()
+        _rows(console, good, total, by or "session", sort, width, styled)
+    elif many:
+        console.print(Text("no session to show", style="dim"))
     skipped = len(results) - len(good)
     if skipped:
         console.print(Text(f"{skipped:,} file{'' if skipped == 1 else 's'} skipped (each "
                            "named on standard error)", style="dim"))
     return text_of(console)
+
+
+def _rows(console, good: list[dict], total: dict, by: str, sort: str, width: int,
+          styled: bool) -> None:
+    """The table of many sessions: a row per group and the total, then what the columns
+    mean."""
+    from rich.text import Text
+
+    from .compare import compared_policies, groups
+    names = compared_policies(good)
+    main = next((p for p in names if p != "hindsight"), None)
+    share = main is not None and "hindsight" in names
+    first = {"session": ["project", "session", "date"], "project": ["project", "sessions",
+                                                                     "since"],
+             "day": ["day", "sessions"], "month": ["month", "sessions"]}[by]
+    headers = first + ["requests", "compactions", "bill"] + names + \
+        ([f"{main} of best"] if share else [])
+    priority = {"session": [0, 3, 2], "project": [0, 3, 2], "day": [0, 3],
+                "month": [0, 3]}[by] + [4, 5, 1] + \
+        [1 if p == main else 2 if p == "hindsight" else 7 for p in names] + ([6] if share else [])
+
+    def cells(label: list[str], r: dict) -> list[str]:
+        by_name = {p["policy"]: p for p in r["policies"]}
+        return label + [f"{r['requests']:,}", f"{r['compactions']:,}",
+                        cents(r["recorded_cost"])] + \
+            [cents(by_name[p]["saving"]) if p in by_name else "-" for p in names] + \
+            ([percent(by_name[main]["hindsight_share"]) if main in by_name else "-"]
+             if share else [])
+    rows = []
+    for r in groups(good, by, sort):
+        if by == "session":
+            label = [cut(r["project"]), short_id({"session": r["key"],
+                                                  "session_id": r["session_id"]}),
+                     r["first"] or "-"]
+        elif by == "project":
+            label = [cut(r["key"]), f"{r['sessions']:,}", r["first"] or "-"]
+        else:
+            label = [r["key"] or "no date", f"{r['sessions']:,}"]
+        rows.append(cells(label, r))
+    n = total["sessions"]
+    label = ["total", f"{n:,} session{'' if n == 1 else 's'}" if by == "session" else
+             f"{n:,}"] + [""] * (len(first) - 2)
+    rows.append(cells(label, total))
+    console.print(fitted_table(headers, rows, priority, width, styled,
+                               left=3 if by == "session" else 1,
+                               styles=[None] * (len(rows) - 1) + ["bold"]))
+    words = ["bill: the recorded cost, sub-agents included"]
+    if names:
+        words.append(f"{', '.join(names)}: what that policy would have saved against what "
+                     "was recorded (input and summaries, replayed)")
+    if share:
+        words.append(f"{main} of best: {main}'s saving over hindsight's, the best schedule")
+    recorded = next((p for p in total["policies"] if p["policy"] == "recorded"), None)
+    if recorded is not None and "simulation_error" in recorded:
+        words.append(f"the replay of what was recorded is {recorded['simulation_error']:+.2%}"
+                     " off the bill")
+    console.print(Text("; ".join(words) + ".", style="dim"))
+
+
+def cut(name: str, width: int = 24) -> str:
+    """A project's name, whole when short, else cut with … (a cell never folds)."""
+    return name if len(name) <= width else name[:width - 1] + "…"
 
 
 def _pictures(console, runs: list[dict], width: int) -> None:
@@ -140,31 +228,19 @@ def totals_of(results: list[dict]) -> dict:
     return totals(results)
 
 
-def to_json(results: list[dict]) -> str:
+def to_json(results: list[dict], by: str = "session", sort: str = "date") -> str:
+    """``sessions`` (each with its policies compared), ``skipped``, ``total`` (with
+    several) and ``groups``: the rows of the table of many sessions."""
     from ..views.record import to_json as dumps
     from .batch import skip_reason
-    sessions = []
+    from .compare import groups
+    good = [res for res in results if "policies" in res]
+    sessions = [{**{k: v for k, v in res.items() if k != "policies"},
+                 "policies": res["policies"]} for res in good]
     skipped = [{"session": res["session"], "error": skip_reason(res)}
                for res in results if "policies" not in res]
-    for res in results:
-        if "policies" not in res:
-            continue
-        summaries = res["policies"]
-        baseline = next((s for s in summaries if s["policy"] == "recorded"), None)
-        recorded = res.get("recorded")
-        policies = []
-        for s in summaries:
-            extra: dict = {}
-            if recorded and baseline:
-                if s["policy"] == "recorded":
-                    extra["simulation_error"] = simulation_error(s, recorded)
-                else:
-                    extra["saving"] = baseline["comparable_cost"] - s["comparable_cost"]
-            policies.append({**s, **extra})
-        entry = {k: v for k, v in res.items() if k != "policies"}
-        entry["policies"] = policies
-        sessions.append(entry)
     out: dict = {"sessions": sessions, "skipped": skipped}
-    if len([r for r in results if "policies" in r]) > 1:
-        out["total"] = totals_of(results)
+    if len(good) > 1:
+        out["total"] = totals_of(good)
+    out["by"], out["groups"] = by, groups(good, by, sort)
     return dumps(out)
