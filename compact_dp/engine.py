@@ -48,17 +48,19 @@ class Ask:
     """A question for the core: which model, which parameter values, which policy; for an
     agent that summarises the whole history ``whole``; for the cache-aware model the write
     price and whether the cache is cold; a forecast of the requests to come (``horizon``:
-    R and its source) instead of E × L."""
+    R and its source) instead of E × L, and with it the chance that the turn now starting
+    is the session's last (the near-end guard)."""
 
     def __init__(self, model: Model, values: dict[str, AwkValue],
                  policy: PolicyAsk | None = None, whole: bool = False,
                  p_write: float | None = None, cold: bool = False,
                  horizon: tuple[float, str] | None = None, unit: str = "line",
-                 words: dict[str, str] | None = None):
+                 words: dict[str, str] | None = None, end_chance: float | None = None):
         self.model, self.values, self.policy, self.whole = model, values, policy, whole
         self.p_write, self.cold, self.horizon = p_write, cold, horizon
         self.unit = unit                   # what the conversation is made of, in words
         self.words = words or {}           # where the caller's M came from, in words
+        self.end_chance = end_chance       # that the turn now starting is the last
 
 
 class Answer:
@@ -77,7 +79,7 @@ def answer(ask: Ask, conv: Conversation) -> Answer:
     """Decide, then apply the policy if one was asked for."""
     decision = decide_conversation(ask.values, conv, ask.model, whole=ask.whole,
                                    p_write=ask.p_write, cold=ask.cold, horizon=ask.horizon,
-                                   unit=ask.unit, words=ask.words)
+                                   unit=ask.unit, words=ask.words, end_chance=ask.end_chance)
     if ask.policy is None:
         return Answer(decision)
     p = ask.policy

@@ -17,7 +17,7 @@ import math
 
 from .agents import agent_of
 from .calibration.profile import Profile, load_profile
-from .core.horizon import AUTO, SEED, forecast, parse_horizon
+from .core.horizon import AUTO, SEED, end_chance, forecast, parse_horizon
 from .core.models import Model
 from .core.params import BY_AWK, native_values
 from .core.scan import Conversation
@@ -25,7 +25,7 @@ from .engine import Answer, Ask, PolicyAsk, answer, awk_names, model_named
 from .errors import BadValue
 from .pricing.clock import CacheClock, cache_clock
 from .pricing.table import Prices, defaults, find
-from .sessions.model import Session
+from .sessions.model import USER, Session
 from .sessions.sizing import share
 
 TYPE_CHECKING = False
@@ -152,6 +152,7 @@ class Question:
         self.warnings, self.profile, self.horizon = warnings, profile, horizon
         self.fmt = fmt
         self.hidden = 0.0           # history before the file's first message (part-way)
+        self.horizon_why = ""       # why this horizon, in words
 
     def forecaster(self) -> Callable[[float], tuple[float, str]] | None:
         """R at any number of requests so far, by this question's horizon (None: seed, the
@@ -164,10 +165,20 @@ class Question:
         figures, exponent = self.profile.agent(self.fmt), self.profile.exponent
         return lambda j: (forecast(j, figures.level, exponent), AUTO)
 
+    def ender(self) -> Callable[[float, float], float] | None:
+        """The chance that the turn arriving is the session's last, from the human turns
+        (the arriving one included) and the requests so far; None unless the horizon is
+        the forecast (the guard belongs to it: the seed rule has no notion of an end)."""
+        if self.horizon != AUTO:
+            return None
+        b0, bt, bj = self.profile.end
+        return lambda turns, j: end_chance(turns, j, b0, bt, bj)
+
     def record(self) -> dict[str, object]:
         """The ``--json`` fields of the question: keep, prices, cache, profile."""
         p = self.prices
-        out: dict[str, object] = {"keep": self.keep, "horizon": self.horizon, "prices": {
+        out: dict[str, object] = {"keep": self.keep, "horizon": self.horizon,
+                                  "horizon_reason": self.horizon_why, "prices": {
             "model": p.model, "known": p.known, "source": self.price_source,
             "input": p.input, "cache_read": p.cache_read, "cache_write": p.cache_write,
             "output": p.output, "context_window": p.context_window, "date": p.date},
@@ -271,7 +282,7 @@ def session_question(session: Session, options: Options) -> Question:
             now = time.time()
         cache = cache_clock(session, prices, values["p_input"].num, now, options.cache_ttl,
                             options.p_write)
-    horizon, horizon_words = _horizon(session, chosen, profile, options.horizon, values)
+    horizon, horizon_words, why = _horizon(session, chosen, profile, options.horizon, values)
     ask = Ask(chosen, values, options.policy, whole=whole,
               p_write=cache.p_write if cache else None, cold=cache.cold if cache else False,
               horizon=horizon, unit="line" if session.format == "bash-agent" else "message",
@@ -279,29 +290,46 @@ def session_question(session: Session, options: Options) -> Question:
     question = Question(ask, sources, prices, price_source, cache,
                         "none" if whole else "best", warnings, profile, horizon_words,
                         session.format)
+    question.horizon_why = why
+    ender = question.ender()
+    if ender is not None:
+        ask.end_chance = ender(arriving_turns(session), values["total_requests"].num)
     if split is not None and sourced["V"][0] == PROFILE:
         question.hidden = split[1]
     return question
 
 
+def arriving_turns(session: Session) -> float:
+    """The human turns with the one the end chance is about: the next, unless the
+    conversation's last message is a human prompt still unanswered."""
+    return session.user_turns + (0 if session.last_kind == USER else 1)
+
+
 def _horizon(session: Session, model: Model, profile: Profile,
              asked: str | float | None, values: dict[str, AwkValue]
-             ) -> tuple[tuple[float, str] | None, str]:
-    """R and its source for the core (None: E × L), and the horizon's name."""
-    if asked is None:
-        seeded = not (model.cache_aware and session.has_usage) or \
-            values["e_fixed"].num > 0 or values["L_fixed"].num > 0
-        asked = SEED if seeded else AUTO
+             ) -> tuple[tuple[float, str] | None, str, str]:
+    """R and its source for the core (None: E × L), the horizon's name, and why it is
+    the one used."""
+    if asked is not None:
+        why = "--horizon given"
+    elif not model.cache_aware:
+        asked, why = SEED, f"the default of the seed model {model.name}"
+    elif not session.has_usage:
+        asked, why = SEED, "the default: the session records no usage to forecast from"
+    elif values["e_fixed"].num > 0 or values["L_fixed"].num > 0:
+        asked, why = SEED, "the default when e_fixed or L_fixed is given"
+    else:
+        asked, why = AUTO, "the default for a session with recorded usage"
     if asked == SEED:
-        return None, SEED
+        return None, SEED, why
     if asked == AUTO:
         figures = profile.agent(session.format)
         j = values["total_requests"].num
         R = forecast(j, figures.level, profile.exponent)
         return (R, f"auto: {figures.level:.4g} × (j + 1)^{profile.exponent:.3g} with j = "
-                   f"{j:,.0f} requests so far ({session.format}, {profile.source})"), AUTO
+                   f"{j:,.0f} requests so far ({session.format}, {profile.source})"), AUTO, why
     assert isinstance(asked, float)
-    return (asked, f"fixed: {asked:g} requests, given"), f"{asked:g}"
+    return (asked, f"fixed: {asked:g} requests, given"), f"{asked:g}", why
 
 
 def _overridden(prices: Prices, source: str, values: dict[str, AwkValue],

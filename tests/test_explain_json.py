@@ -208,7 +208,7 @@ def test_break_even_boundary_is_strict():
     """A benefit of exactly 0 does not pay.  Ten lines of 2 tokens, k = 5 keeps K = H = 10;
     with p_input = 0 and exact binary prices the benefit is 0.5 (R − 2) H + 0.5 K over 10⁶,
     exactly 0.0 at R = 1: the break-even must be R = 2, not 1."""
-    from compact_dp.views.words import break_even_calls
+    from compact_dp.core.search import break_even_calls
     conv = scan_lines([b"xxxx"] * 10)
     values = awk_values({"p_input": "0", "p_cache": "0.5", "p_out": "0", "S": "0", "V": "0",
                          "beta": "0", "min_keep_ratio": "0.5", "quality_penalty": "0",
@@ -219,7 +219,7 @@ def test_break_even_boundary_is_strict():
     assert (d.min_keep, d.T) == (5, 20)
     assert BenefitCurve(d.with_remaining_calls(1.0), model).terms(5, 10).benefit == 0.0
     assert BenefitCurve(d.with_remaining_calls(2.0), model).terms(5, 10).benefit > 0
-    assert break_even_calls(d, dec, 5, 10) == 2
+    assert break_even_calls(d, dec.model, 5, 10) == 2
 
 
 def test_explain_colour_follows_the_terminal_and_no_color():

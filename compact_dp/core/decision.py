@@ -12,7 +12,10 @@ from .awkvalue import AwkValue
 from .models import MODEL_TABLE, Model, derive, turn_keep_target
 from .quantities import Derived, Terms
 from .scan import Conversation
-from .search import NO_CANDIDATE, BenefitCurve, best_candidate, candidate_bounds, prefix_sums
+from .search import (NO_CANDIDATE, BenefitCurve, best_candidate, break_even_calls,
+                     candidate_bounds, prefix_sums)
+
+END_LIKELY = 0.5        # from this chance that the turn now starting is the last, guard
 
 
 class Decision:
@@ -38,11 +41,25 @@ class Decision:
         self.aligned_keep = 0                   # best_k moved back to a user line
         self.kept_tokens = 0                    # tokens in that aligned window
         self.target_turns: int | None = None    # turn-keep
+        self.ending: Ending | None = None       # the near-end guard's figures, if asked
 
     def __repr__(self) -> str:
         return (f"Decision(model={self.model.name!r}, lines={self.lines}, keep={self.keep}, "
                 f"compact={self.compact}, best_k={self.best_k}, "
                 f"best_benefit={self.best_benefit!r})")
+
+
+class Ending:
+    """The near-end guard: the chance that the turn now starting is the session's last, the
+    requests that turn would still make (L, at most R), and after how many requests the
+    compaction pays back (None: never).  ``held``: the guard turned a compaction down."""
+
+    __slots__ = ("chance", "requests", "pays_back_after", "held")
+
+    def __init__(self, chance: float, requests: float, pays_back_after: int | None,
+                 held: bool):
+        self.chance, self.requests = chance, requests
+        self.pays_back_after, self.held = pays_back_after, held
 
 
 def align_to_user_line(keep: int, nr: int, users: list[int]) -> int:
@@ -58,8 +75,8 @@ def align_to_user_line(keep: int, nr: int, users: list[int]) -> int:
 def decide_conversation(values: dict[str, AwkValue], conv: Conversation, model: Model,
                         *, whole: bool = False, p_write: float | None = None,
                         cold: bool = False, horizon: tuple[float, str] | None = None,
-                        unit: str = "line", words: dict[str, str] | None = None
-                        ) -> Decision:
+                        unit: str = "line", words: dict[str, str] | None = None,
+                        end_chance: float | None = None) -> Decision:
     """The decision: the lines to keep (0 = do not compact), with every number behind it.
 
     ``whole``: the agent keeps no message when it compacts (Claude Code), so only *whether*
@@ -67,8 +84,35 @@ def decide_conversation(values: dict[str, AwkValue], conv: Conversation, model: 
     and whether the cache expired since the last request (ignored by the other models).
     ``horizon``: R and its source, when a forecast replaces E × L (core.horizon).
     ``unit``: what the conversation is made of, in words; ``words``: where the caller's M
-    came from.
+    came from.  ``end_chance``: the chance that the turn now starting is the session's last
+    (with a forecast); see ``hold_near_end``.
     """
+    dec = _decide(values, conv, model, whole, p_write, cold, horizon, unit, words)
+    if end_chance is not None and dec.derived is not None and dec.terms is not None:
+        hold_near_end(dec, end_chance)
+    return dec
+
+
+def hold_near_end(dec: Decision, chance: float) -> None:
+    """Near a likely end, do not advise a compaction that cannot pay back.
+
+    The forecast R is an average over sessions that go on and sessions that stop; a
+    compaction is paid now and earns per request after it.  When the turn now starting is
+    likely the last (``chance`` ≥ END_LIKELY), the requests that matter are that turn's,
+    about L; a compaction that pays back only after more of them is turned down."""
+    d, t = dec.derived, dec.terms
+    assert d is not None and t is not None
+    last = min(d.L, d.R)
+    after = break_even_calls(d, dec.model, t.k, t.K)
+    held = dec.compact and chance >= END_LIKELY and (after is None or after > last)
+    dec.ending = Ending(chance, last, after, held)
+    if held:
+        dec.compact, dec.keep = False, 0
+
+
+def _decide(values: dict[str, AwkValue], conv: Conversation, model: Model, whole: bool,
+            p_write: float | None, cold: bool, horizon: tuple[float, str] | None, unit: str,
+            words: dict[str, str] | None) -> Decision:
     if model.turn_keep:
         return turn_keep(values["ratio"].num, conv)
     NR, T = conv.nr, conv.total

@@ -204,3 +204,25 @@ def _walk(curve: BenefitCurve, prefix: list[int], NR: int, T: int, lo: int, hi: 
         if values[k] > best:
             best, best_k = values[k], k
     return best_k, best
+
+
+def break_even_calls(d: Derived, model: Model, k: int, K: int) -> int | None:
+    """The smallest whole number of remaining LLM calls R for which keeping k lines pays off.
+
+    For a fixed k the benefit is linear in R (① grows with R − 1, ④ with R), so solve for
+    the crossing point, then step to the first whole R whose benefit, evaluated the exact
+    way, is positive.  None when more calls would never help.
+    """
+    def benefit(R: float) -> float:
+        return BenefitCurve(d.with_remaining_calls(R), model).terms(k, K).benefit
+
+    b0, b1 = benefit(0.0), benefit(1.0)
+    slope = b1 - b0
+    if not (slope > 0 and math.isfinite(slope) and math.isfinite(b0)):
+        return None
+    R = max(0, math.floor(-b0 / slope) - 2)
+    for _ in range(64):
+        if benefit(float(R)) > 0:
+            return R
+        R += 1
+    return None

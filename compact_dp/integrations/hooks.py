@@ -52,9 +52,11 @@ def user_prompt_submit(hook: dict, environ) -> str:
     if decision is None or not decision.compact:
         return ""
     import json
+    R = decision.derived.R if decision.derived is not None else None
+    over = f"the ~{R:,.0f} requests" if R is not None and 0 <= R < 1e15 else "the requests"
     note = (f"compact-dp: compacting this conversation now would pay — about "
-            f"${decision.best_benefit:,.2f} saved over the requests still expected — so if "
-            "the user is moving to a new step, suggest they run /compact.")
+            f"${decision.best_benefit:,.2f} saved over {over} still expected — so if the "
+            "user is moving to a new step, suggest they run /compact.")
     return json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
                                               "additionalContext": note}}) + "\n"
 

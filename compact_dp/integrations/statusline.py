@@ -153,14 +153,28 @@ def cache_part(status: dict, question, paint: Painter, now: float) -> str | None
 
 
 def decision_part(decision, paint: Painter) -> str:
-    """Contains "/compact" exactly when the decision is compact."""
+    """Contains "/compact" exactly when the decision is compact; a saving is said with the
+    requests it is expected over."""
+    over = f" over ~{requests_text(decision.derived.R)} more requests" \
+        if decision.derived is not None else ""
     if decision.compact:
-        return paint(f"/compact now saves ~{money_text(decision.best_benefit)}", BOLD, GREEN)
+        return paint(f"/compact now saves ~{money_text(decision.best_benefit)}{over}",
+                     BOLD, GREEN)
     benefit = decision.best_benefit
     if decision.terms is None or benefit != benefit or benefit < -1e17:
         return paint("no compaction to weigh yet", DIM)
-    return paint(f"not yet: compacting would lose {money_text(-benefit)}" if benefit < 0
-                 else "not yet", DIM)
+    e = decision.ending
+    if e is not None and e.held:
+        return paint("not yet: this may be the last turn, too short to pay back", DIM)
+    return paint(f"not yet: compacting would lose {money_text(-benefit)}{over}"
+                 if benefit < 0 else "not yet", DIM)
+
+
+def requests_text(R: float) -> str:
+    """A forecast of requests, as rough as it is: "40", "1.2k"."""
+    if not 0 <= R < 1e15:
+        return "?"
+    return f"{R:,.0f}" if R < 1000 else tokens_text(R)
 
 
 def status_line(status: dict, environ, now: float, colour: bool) -> str:

@@ -109,9 +109,10 @@ def stats_values(s: Setting, model: str | None, turns: float, requests: float,
     return v
 
 
-def ask_decision(replay: State, request: Request, policy: PolicyAsk | None = None
-                 ) -> Answer:
-    """The decision the agent would have seen now, with its running stats."""
+def ask_decision(replay: State, request: Request, policy: PolicyAsk | None = None,
+                 turn_end: bool = False) -> Answer:
+    """The decision the agent would have seen now, with its running stats; at a turn end
+    the turn arriving counts in the end chance."""
     s = replay.setting
     prices = s.prices(request.model)
     v = stats_values(s, request.model, replay.turns, replay.requests, replay.compactions,
@@ -129,7 +130,10 @@ def ask_decision(replay: State, request: Request, policy: PolicyAsk | None = Non
         conv = type(conv).summed(conv.nr + (1 if extra else 0), conv.total + extra,
                                  conv.user_count())
     horizon = s.forecast(replay.requests) if s.forecast is not None else None
-    ask = Ask(s.model, v, policy, whole=s.whole, p_write=p_write, cold=cold, horizon=horizon)
+    ending = s.ender(replay.turns + turn_end, replay.requests) if s.ender is not None \
+        else None
+    ask = Ask(s.model, v, policy, whole=s.whole, p_write=p_write, cold=cold, horizon=horizon,
+              end_chance=ending)
     return answer(ask, conv)
 
 
@@ -138,15 +142,17 @@ class DpPolicy(Policy):
 
     name = "dp"
 
-    def _decide(self, replay: State, request: Request) -> Compact | None:
-        result = ask_decision(replay, request, PolicyAsk("auto", replay.last_prompt)).policy
+    def _decide(self, replay: State, request: Request, turn_end: bool = False
+                ) -> Compact | None:
+        result = ask_decision(replay, request, PolicyAsk("auto", replay.last_prompt),
+                              turn_end).policy
         assert result is not None
         if result.action != "compact":
             return None
         return Compact(0 if replay.setting.whole else result.keep, result.forced)
 
     def at_turn_end(self, replay: State, request: Request) -> Compact | None:
-        return self._decide(replay, request)
+        return self._decide(replay, request, turn_end=True)
 
     def before_request(self, replay: State, request: Request) -> Compact | None:
         s = replay.setting

@@ -68,5 +68,6 @@ def setting_for(session: Session, params: Mapping[str, object], model: Model, wh
     if question.hidden:                       # a part-way start: V0 is the fixed part
         setting.V0, setting.hidden = V0, question.hidden
     setting.forecast = question.forecaster()
+    setting.ender = question.ender()
     setting.events = recorded_events(setting)
     return setting

@@ -66,6 +66,7 @@ class Setting:
         self.files: SessionFiles | None = None  # the session's other files (bill.py)
         # R at a number of requests so far, with its source (None: the seed's E × L)
         self.forecast: Callable[[float], tuple[float, str]] | None = None
+        self.ender: Callable[[float, float], float] | None = None    # the end chance
 
     def prices(self, model: str | None) -> Prices:
         """The request's model's prices: --price, else the table, else the parameters."""

@@ -36,7 +36,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import IO, Mapping
 
-CACHE_VERSION = 4
+CACHE_VERSION = 5
 CHECK = 64                     # bytes before the saved offset that must not have changed
 RESUMABLE = ("claude-code", "codex")
 PRUNE_DAYS = 30

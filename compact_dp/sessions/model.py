@@ -163,6 +163,7 @@ class Session:
         self.request_count = 0
         self.compaction_count = 0
         self.user_turns = 0                     # human turns in the whole file
+        self.last_kind: str | None = None       # the kind of the file's last message
         self.has_usage = False
         self.input_tokens: int | None = None    # recorded prompt tokens, summed
         self.output_tokens = 0
@@ -193,7 +194,7 @@ class Session:
               "recorded_ttl", "live_start", "live_messages", "live_tokens",
               "live_user_count", "token_source", "prefix", "segment_prefixes",
               "summary_tokens", "last_request_tokens", "session_id", "cwd", "started",
-              "window")
+              "window", "last_kind")
 
     def totals(self) -> dict[str, object]:
         """What every shape of a session knows, the same for a full one and a summary."""
@@ -256,4 +257,5 @@ class Session:
         s.user_turns = s.live_user_count = sum(1 for k in kinds if k == USER)
         s.live_messages, s.live_tokens = len(kinds), sum(tokens)
         s.last_request = requests[-1] if requests else None
+        s.last_kind = kinds[-1] if kinds else None
         return s

@@ -27,7 +27,7 @@ class Recorder:
               "request_count", "usage_count", "input_tokens", "output_tokens", "models",
               "model", "last", "last_times", "ttl", "user_messages", "turn_events",
               "live_start", "live_users", "live_user_list", "aftermath", "seeking", "sides",
-              "waiting")
+              "waiting", "last_kind")
 
     def __init__(self, format: str, tokens: str = "auto", keep: bool = True):
         self.format, self.keep = format, keep
@@ -54,6 +54,7 @@ class Recorder:
         self.seeking = False                     # the first request after a compaction
         self.sides = format == "codex"           # look for side requests (Codex's)
         self.waiting: list[list] = []            # requests that may be side requests
+        self.last_kind: str | None = None        # the newest message's kind
 
     # --- saving and resuming ----------------------------------------------------------------
 
@@ -81,6 +82,7 @@ class Recorder:
         compaction left (None: by the opening-context rule of ``sizing``)."""
         index = self.sizer.n
         self.sizer.message(kind == CONTEXT, nbytes, left)
+        self.last_kind = kind
         if kind == USER:
             self.user_messages += 1
             self.live_users += 1
@@ -227,6 +229,7 @@ class Recorder:
         s.request_count = self.request_count
         s.compaction_count = len(self.aftermath)
         s.user_turns = self.turn_events or self.user_messages
+        s.last_kind = self.last_kind
         s.has_usage = self.usage_count > 0
         s.input_tokens = self.input_tokens if s.has_usage else None
         s.output_tokens = self.output_tokens

@@ -73,6 +73,13 @@ def pick_rows(rows: list[Terms], best_k: int, marked: set[int]) -> list[Terms | 
     return out
 
 
+def horizon_words(source: str) -> str:
+    """The R line's words: which horizon, and why it was the one used."""
+    if source.startswith("seed"):
+        return "expected remaining LLM calls, E × L"
+    return f"expected remaining LLM calls, {source}"
+
+
 def derived_lines(dec: Decision) -> list[tuple[str, str, str]]:
     """(name, value, where it came from) for the quantities that do not depend on k."""
     d = dec.derived
@@ -81,11 +88,17 @@ def derived_lines(dec: Decision) -> list[tuple[str, str, str]]:
     lines = [
         ("E", f"{d.E:,g}", f"expected remaining turns: {src.get('E', '')}"),
         ("L", f"{d.L:,g}", f"LLM calls per turn: {src.get('L', '')}"),
-        ("R", f"{d.R:,g}", "expected remaining LLM calls, E × L"),
+        ("R", f"{d.R:,g}", horizon_words(src.get("R", "seed: E × L"))),
         ("avg", f"{d.avg:,.6g}", f"input tokens per request: {src.get('avg', '')}"),
         ("r_t", f"{d.r_t:.6g}", f"retention after c + 1 = {d.c + 1:,g} summaries (floor 0.37)"),
         ("④", money(d.info_loss), "information loss, the same for every k"),
     ]
+    e = dec.ending
+    if e is not None:
+        pays = "never" if e.pays_back_after is None else f"after {e.pays_back_after:,}"
+        held = "; so not now" if e.held else ""
+        lines += [("end", f"{e.chance:.0%}", f"chance the turn now starting is the last "
+                   f"(about {e.requests:,.0f} calls); the compaction pays back {pays}{held}")]
     if d.Q is not None:
         lines += [("Q", f"{d.Q:g}", f"quality penalty: {src.get('Q', '')}"),
                   ("M", f"{d.M:,.6g}", f"context window: {src.get('M', '')}")]
@@ -127,6 +140,7 @@ def session_lines(session: Session, question: Question | None
     p = question.prices
     lines.append(("prices", p.model if p.known else "defaults",
                   f"{question.price_source}" + (f", {p.date}" if p.date else "")))
+    lines.append(("horizon", question.horizon, question.horizon_why))
     cache = question.cache
     if cache is not None:
         lines.append(("cache", cache_words(cache), f"TTL {cache.ttl} ({cache.ttl_source}); "

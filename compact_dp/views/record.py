@@ -73,6 +73,10 @@ def to_dict(dec: Decision, policy: PolicyResult | None = None,
         out["terms"] = None if t is None else {
             **{k: number(getattr(t, k)) for k in TERM_FIELDS},
             "cold_rewrite": number(t.rewrite), "billed": number(t.billed)}
+    if dec.ending is not None:
+        e = dec.ending
+        out["ending"] = {"chance": number(e.chance), "requests": number(e.requests),
+                         "pays_back_after": e.pays_back_after, "held": e.held}
     out["decision"] = "compact" if dec.compact else "skip"
     out["reason"] = reason(dec)
     if policy is not None:

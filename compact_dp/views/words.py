@@ -10,8 +10,7 @@ import math
 
 from ..core.decision import Decision
 from ..core.policy import PolicyResult
-from ..core.quantities import Derived
-from ..core.search import NO_CANDIDATE, BenefitCurve
+from ..core.search import NO_CANDIDATE, break_even_calls
 
 
 def money(x: float) -> str:
@@ -39,28 +38,6 @@ def duration(seconds: float, short: bool = False) -> str:
 
 def lines(n: int, unit: str = "line") -> str:
     return f"{n:,} {unit}" + ("" if n == 1 else "s")
-
-
-def break_even_calls(d: Derived, decision: Decision, k: int, K: int) -> int | None:
-    """The smallest whole number of remaining LLM calls R for which keeping k lines pays off.
-
-    For a fixed k the benefit is linear in R (① grows with R − 1, ④ with R), so solve for
-    the crossing point, then step to the first whole R whose benefit, evaluated the exact
-    way, is positive.  None when more calls would never help.
-    """
-    def benefit(R: float) -> float:
-        return BenefitCurve(d.with_remaining_calls(R), decision.model).terms(k, K).benefit
-
-    b0, b1 = benefit(0.0), benefit(1.0)
-    slope = b1 - b0
-    if not (slope > 0 and math.isfinite(slope) and math.isfinite(b0)):
-        return None
-    R = max(0, math.floor(-b0 / slope) - 2)
-    for _ in range(64):
-        if benefit(float(R)) > 0:
-            return R
-        R += 1
-    return None
 
 
 def reason(decision: Decision, policy: PolicyResult | None = None) -> str:
@@ -98,13 +75,21 @@ def _decision_reason(dec: Decision, printed: bool = True) -> str:
         loss = "gains nothing" if dec.best_benefit == 0 else \
             f"loses {money(-dec.best_benefit)}"
         text = f"skip: {what} {loss}"
-        calls = break_even_calls(d, dec, t.k, t.K)
+        calls = break_even_calls(d, dec.model, t.k, t.K)
         if calls is not None:
             text += (f"; it would pay off only after {calls:,} more LLM calls, "
                      f"{d.R:,.4g} are expected")
         else:
             text += "; more LLM calls would not make it pay off"
         return text + "."
+    e = dec.ending
+    if e is not None and e.held:
+        pays = "never pays back" if e.pays_back_after is None else \
+            f"pays back only after {e.pays_back_after:,} more LLM calls"
+        return (f"skip: {what} would save {money(dec.best_benefit)} over the {d.R:,.4g} "
+                f"LLM calls expected, but the turn now starting is likely the last "
+                f"({e.chance:.0%}); it makes about {e.requests:,.0f} and the compaction "
+                f"{pays}.")
     if dec.whole:
         return (f"compact: summarise the whole history ({dec.total_tokens:,} tokens); net "
                 f"benefit {money(dec.best_benefit)}.")
