@@ -66,6 +66,11 @@ class FormatError(CompactDpError):
     """A file that is readable but is not a session in the format asked for (or any)."""
 
 
+class NotASession(FormatError):
+    """A file in no known session format at all: found in a folder, it is no news (a
+    ``metadata.json`` beside the sessions), so many-file commands count it, not name it."""
+
+
 class AwkFatal(CompactDpError):
     """What awk treats as a fatal run-time error (division by zero)."""
 

@@ -357,16 +357,22 @@ def test_replay_of_a_folder_names_every_file_it_skipped_on_stderr_and_in_json(
         assert r.status == 0, r.err
         lines = r.err.splitlines()
         assert len(lines) == len(bad), r.err
-        for name, line in zip(bad, lines):
+        for name, line in zip(bad[:-1], lines):
             assert line.startswith(f"compact-dp: warning: skipped {tmp_path / name}: ")
             assert "…" not in line
         assert "a bug met in one file" in lines[1] and "No such file" in lines[3]
+        # a .json in no session format is counted, not named; named when given itself
+        assert lines[-1] == "compact-dp: left out 1 .json file in the folders that are " \
+            "not sessions"
     obj = json.loads(run_main("replay", "--json", str(tmp_path),
                               environ={"COMPACT_DP_DEBUG": ""}).out)
     assert [s["session"] for s in obj["skipped"]] == [str(tmp_path / n) for n in bad]
     assert all(s["error"] and str(tmp_path) not in s["error"] for s in obj["skipped"])
     assert [Path(s["session"]).name for s in obj["sessions"]] == ["good.jsonl"]
     assert "5 files skipped" in r.out
+    r = run_main("replay", str(tmp_path / "notes.json"), str(tmp_path / "good.jsonl"))
+    assert r.status == 2 and r.err.startswith(f"compact-dp: error: {tmp_path / 'notes.json'}: "
+                                              "not a session")
 
 
 def test_replay_recorded_on_a_session_without_usage_says_why(tmp_path):

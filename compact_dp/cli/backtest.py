@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..environment import Env
 from ..errors import UsageError
 from .options import Option
-from .replay import session_files, whole_number
+from .replay import say_skipped, session_files, whole_number
 from .typerkit import command
 
 DOC = """Measure compact-dp's advice against what really happened next.
@@ -37,13 +37,18 @@ def build(env: Env):
 
 
 def _one(args: tuple[str, int | None, dict[str, str]]) -> dict:
-    from ..errors import CompactDpError
+    from ..errors import CompactDpError, NotASession
     from ..replay.backtest import backtest_session
     path, every, environ = args
     try:
         result = backtest_session(path, environ, every)
     except CompactDpError as e:
-        return {"session": path, "error": e.line()}
+        return {"session": path, "error": e.line().removeprefix("error: "),
+                "not_session": isinstance(e, NotASession)}
+    except Exception as e:                   # one broken file must not stop a thousand
+        if environ.get("COMPACT_DP_DEBUG"):
+            raise
+        return {"session": path, "error": f"internal error: {type(e).__name__}: {e}"}
     result["points_detail"] = result.pop("points")
     return result
 
@@ -59,10 +64,9 @@ def backtest_command(env: Env, paths: list[str], every_text: str | None, json_ou
     files = session_files(env, paths)
     work = [(f, every, dict(env.environ)) for f in files]
     results = _run(work, jobs, env)
+    say_skipped(env, results, paths)
     for r in results:
-        if "error" in r:
-            env.warn(f"skipped {r['session']}: {r['error']}")
-        else:
+        if "error" not in r:
             r["points"] = r.pop("points_detail")
     good = [r for r in results if "error" not in r]
     if not good:

@@ -150,9 +150,8 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
                 (not r.get("skippable") or r["session"] in paths)]
     if explicit:
         raise UsageError(explicit[0]["error"])
+    say_skipped(env, results, paths)
     for r in results:
-        if "error" in r:
-            env.warn(f"skipped {r['session']}: {skip_reason(r)}")
         for warning in r.get("warnings", ()):
             env.warn(f"{r['session']}: {warning}")
     if plot:
@@ -162,6 +161,24 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
         return env.write(to_json(results, by or "session", sort) + "\n")
     return env.write(render_text(results, env, many=len(files) > 1 or by is not None,
                                  by=by, sort=sort, detail=detail))
+
+
+def say_skipped(env: Env, results: list[dict], given: list[str]) -> None:
+    """Each skipped session named with why; ``.json`` files found in folders that are in
+    no session format at all (a ``metadata.json`` beside the sessions) counted in one
+    line — ``--json`` lists them.  A ``.jsonl`` file is meant to be a session: named."""
+    from ..replay.batch import skip_reason
+
+    def quiet(r: dict) -> bool:
+        return bool(r.get("not_session")) and r["session"] not in given and \
+            r["session"].endswith(".json")
+    for r in results:
+        if "error" in r and not quiet(r):
+            env.warn(f"skipped {r['session']}: {skip_reason(r)}")
+    left_out = sum(1 for r in results if quiet(r))
+    if left_out:
+        env.note(f"left out {left_out:,} .json file{'' if left_out == 1 else 's'} in the "
+                 "folders that are not sessions")
 
 
 def standard_input(paths: list[str], env: Env) -> bytes | None:

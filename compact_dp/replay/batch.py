@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from ..core.models import Model
-from ..errors import CompactDpError, FormatError, InputError, UsageError
+from ..errors import CompactDpError, FormatError, InputError, NotASession, UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -100,7 +100,8 @@ def _worker(args: tuple[str, Options, bytes | None]) -> dict:
         return replay_file(path, options, options.detail, stdin)
     except CompactDpError as e:
         return {"session": path, "error": e.line().removeprefix("error: "),
-                "skippable": isinstance(e, (FormatError, InputError))}
+                "skippable": isinstance(e, (FormatError, InputError)),
+                "not_session": isinstance(e, NotASession)}
     except Exception as e:                   # one broken file must not stop a thousand
         if options.environ.get("COMPACT_DP_DEBUG"):
             raise

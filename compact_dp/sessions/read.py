@@ -9,7 +9,7 @@ all — most lines are progress events.
 from __future__ import annotations
 
 from ..core.scan import CHUNK, open_source
-from ..errors import FormatError, InputError, UsageError
+from ..errors import FormatError, InputError, NotASession, UsageError
 from .model import MAX_LINE, Session
 from .recorder import TOKEN_MODES
 from .sniff import FORMATS, sniff
@@ -199,7 +199,7 @@ def read_session(paths: list[str], format: str = "auto", tokens: str = "auto",
         head = stream.read(HEAD)
         found = sniff(head.removeprefix(BOM)) if format == "auto" else format
         if found is None:
-            raise FormatError(f"{name}: not a session in a known format (bash-agent, "
+            raise NotASession(f"{name}: not a session in a known format (bash-agent, "
                               "claude-code, codex, openai); --format bash-agent reads any "
                               "text as bash-agent lines")
         if found != "bash-agent" and len(paths) > 1:
