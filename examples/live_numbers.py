@@ -50,33 +50,60 @@ def tokens_section(files: list[Path]) -> str:
 
 
 def replay_section(files: list[Path]) -> str:
-    """The recorded bill, its simulation, and what dp and threshold:83 would have cost."""
+    """The recorded bill, its simulation, what dp, hindsight and the thresholds would have
+    cost; then, in words, whether dp won on the long sessions (it is said when it loses)."""
     from compact_dp.core.models import get_model
     from compact_dp.replay.bill import recorded_bill
-    from compact_dp.replay.run import replay_session, setting_for
     from compact_dp.replay.compare import simulation_error
+    from compact_dp.replay.run import replay_session, setting_for
     from compact_dp.sessions.read import read_session
+    policies = ["recorded", "dp", "hindsight", "threshold:60", "threshold:83"]
     rows = ["| session | requests | recorded bill (input) | replay of what happened | "
-            "dp: compactions, input + summaries | saves | threshold:83 saves |",
-            "|---|---:|---:|---:|---:|---:|---:|"]
+            "dp: compactions, input + summaries | dp saves | hindsight saves | "
+            "threshold:60 saves | threshold:83 saves |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    long = []
     for f in files:
         session = read_session([str(f)])
         setting = setting_for(session, {}, get_model("cache-clock"), True, 20000, None,
                               None, {})
-        runs = {r.policy: r.summary() for r in
-                replay_session(setting, ["recorded", "dp", "threshold:83"])}
+        runs = {r.policy: r.summary() for r in replay_session(setting, policies)}
         bill = recorded_bill(session, setting.files, setting.prices)
         rec = runs["recorded"]
         error = simulation_error(rec, bill)
-        dp, th = runs["dp"], runs["threshold:83"]
         base = rec["comparable_cost"]
+        saves = {p: base - runs[p]["comparable_cost"] for p in policies[1:]}
         rows.append(
             f"| `{short(f.name)}` | {bill['requests']:,} | ${bill['input_cost']:,.2f} | "
             f"${rec['input_cost'] - rec['unrecorded_cost']:,.2f} ({error:+.2%}) | "
-            f"{dp['compactions']}, ${dp['comparable_cost']:,.2f} | "
-            f"{dollars(base - dp['comparable_cost'])} | "
-            f"{dollars(base - th['comparable_cost'])} |")
-    return "\n".join(rows)
+            f"{runs['dp']['compactions']}, ${runs['dp']['comparable_cost']:,.2f} | "
+            + " | ".join(dollars(saves[p]) for p in policies[1:]) + " |")
+        if bill["requests"] >= 100:
+            long.append((short(f.name), saves, runs["dp"]["compactions"],
+                         runs["hindsight"]["compactions"]))
+    return "\n".join(rows) + "\n\n" + long_words(long)
+
+
+def verb(saving: float) -> str:
+    """"saves $0.02", "loses $0.76", "saves nothing"."""
+    if abs(saving) < 0.005:
+        return "saves nothing"
+    return f"{'saves' if saving > 0 else 'loses'} {dollars(abs(saving))}"
+
+
+def long_words(long: list[tuple[str, dict[str, float], int, int]]) -> str:
+    """What the table says about the long sessions, in a sentence each."""
+    out = []
+    for name, saves, n_dp, n_best in long:
+        dp, best = saves["dp"], saves["hindsight"]
+        beaten = [p for p in ("threshold:60", "threshold:83") if saves[p] > dp + 0.005]
+        line = (f"On `{name}` dp {verb(dp)} against what happened ({n_dp} "
+                f"compaction{'s' if n_dp != 1 else ''}); the best schedule in hindsight "
+                f"{verb(best)} ({n_best})")
+        line += (f", and {' and '.join(beaten)} would have done better than dp."
+                 if beaten else ", and dp beats both thresholds.")
+        out.append(line)
+    return " ".join(out)
 
 
 def statusline_section(files: list[Path]) -> str:
