@@ -167,6 +167,22 @@ def history_section() -> str:
     return "```text\n$ compact-dp replay\n" + shown.rstrip("\n") + "\n```"
 
 
+PICTURE = ROOT / "docs" / "replay-example.svg"
+
+
+def example_picture() -> str:
+    """``compact-dp replay --plot`` of the example Claude Code session: the picture
+    docs/replay.md shows, drawn from this repository's own data."""
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "replay.svg"
+        subprocess.run([str(Path(sys.executable).parent / "compact-dp"), "replay", "--plot",
+                        str(out), str(ROOT / "examples" / "claude-code.jsonl")],
+                       capture_output=True, check=True, timeout=120)
+        return out.read_text()
+
+
 SECTIONS = {"tokens": tokens_section, "replay": replay_section,
             "statusline": statusline_section}
 EXAMPLE_SECTIONS = {"history": history_section}
@@ -231,6 +247,7 @@ def main() -> int:
               file=sys.stderr)
     if "--write" in sys.argv:
         readme.write_text(rewrite(readme.read_text(), computed))
+        PICTURE.write_text(example_picture())
         return 0
     for name, body in computed.items():
         print(f"<!-- live:{name} -->\n{body}\n<!-- /live:{name} -->\n")

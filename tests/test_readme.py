@@ -29,6 +29,11 @@ def test_example_sections_are_computed_not_pasted():
         assert body in text
 
 
+def test_the_replay_picture_is_drawn_from_the_example_session():
+    """docs/replay-example.svg is what ``replay --plot`` draws now, from examples/."""
+    assert live_numbers.PICTURE.read_text() == live_numbers.example_picture()
+
+
 def test_real_session_sections_are_computed_not_pasted():
     computed = live_numbers.sections()
     if computed is None:
