@@ -1,6 +1,7 @@
 """hindsight against brute force: on small sessions, the schedule ``hindsight`` finds costs
 what the cheapest of every schedule the agent could have followed costs, each replayed by
-the same engine.
+the same engine; and every policy's ``hindsight_share`` in ``replay --json`` is its saving
+over hindsight's.
 
 What the rule promises (replay/hindsight.py): the cost between two compactions depends
 only on the two, so its dynamic programme finds the cheapest schedule *exactly*.  The
@@ -29,7 +30,7 @@ from compact_dp.replay.policies import Compact, SchedulePolicy
 from compact_dp.replay.run import replay_session, setting_for
 from compact_dp.sessions.read import read_session
 
-from .conftest import NO_SHARED, TRANSCRIPTS, corpus, write
+from .conftest import NO_SHARED, TRANSCRIPTS, corpus, run_main, write
 from .session_fixtures import COLD, codex_turns, turns_session
 
 CACHE_CLOCK = get_model("cache-clock")
@@ -274,3 +275,47 @@ def test_hindsight_is_the_cheapest_on_a_real_codex_rollout_cut_small(tmp_path):
     setting = setting_of(first_requests(corpus() / "codex" / name, n, tmp_path), window)
     assert len(setting.session.requests) == n and setting.session.turn_requests()
     assert assert_hindsight_is_the_cheapest(setting) == {True: 2, False: 2}
+
+
+# --- hindsight's share ---------------------------------------------------------------------------
+
+POLICIES = ["recorded", "dp", "hindsight", "hindsight:free", "never", "threshold:50",
+            "threshold:80"]
+
+
+def shares_of(path: Path, window: int) -> list[dict]:
+    args = [a for p in POLICIES for a in ("--policy", p)]
+    r = run_main("replay", "--json", "--max-context", str(window), *args, str(path))
+    assert r.status == 0, r.err
+    return json.loads(r.out)["sessions"][0]["policies"]
+
+
+# two long stretches of work, each followed by many small turns: compacting pays
+LONG = [[20000] * 5] + [[1000] * 3] * 10 + [[20000] * 3] + [[1000] * 3] * 6
+
+
+@pytest.mark.parametrize("kind", ["claude-code", "codex"])
+def test_every_policys_share_is_its_saving_over_hindsights(kind, tmp_path):
+    """hindsight_share = (recorded − policy) / (recorded − hindsight), on comparable costs,
+    for every policy: recorded's is 0 and hindsight's 1; the others' differ."""
+    built = turns_session(LONG, start=27000) if kind == "claude-code" else codex_turns(LONG)
+    policies = shares_of(write(tmp_path, built.text()), 200000)
+    cost = {p["policy"]: p["comparable_cost"] for p in policies}
+    best = cost["recorded"] - cost["hindsight"]
+    assert best > 0.1
+    for p in policies:
+        assert p["hindsight_share"] == pytest.approx((cost["recorded"] - cost[p["policy"]])
+                                                     / best), p["policy"]
+    share = {p["policy"]: p["hindsight_share"] for p in policies}
+    assert share["recorded"] == 0 and share["hindsight"] == 1
+    assert len({round(x, 6) for x in share.values()}) >= 4
+
+
+def test_every_share_is_null_when_hindsight_saves_nothing(tmp_path):
+    """A session that never nears its window: the best schedule is what happened (no
+    compaction), so no policy has a share."""
+    policies = shares_of(write(tmp_path, turns_session([[2000], [3000], [1000]]).text()),
+                         200000)
+    cost = {p["policy"]: p["comparable_cost"] for p in policies}
+    assert cost["hindsight"] == pytest.approx(cost["recorded"], abs=ROUNDING)
+    assert [p["hindsight_share"] for p in policies] == [None] * len(POLICIES)
