@@ -31,9 +31,10 @@ class ClaudeSession:
     """Builds a Claude Code file line by line and counts what a reader must find."""
 
     def __init__(self, model: str = "claude-opus-4-6", session_id: str = "s-1",
-                 cwd: str = "/p"):
+                 cwd: str = "/p", ids: str = ""):
         self.lines: list[str] = []
         self.model, self.sid, self.cwd = model, session_id, cwd
+        self.ids = ids                       # begins every message.id and requestId
         self.t = 0.0
         self.requests: list[dict] = []       # one per (message.id, requestId)
         self.compactions = 0
@@ -79,8 +80,8 @@ class ClaudeSession:
         prompt = (uncached input, cache written, cache read)."""
         self.t += gap - 2.0
         uncached, written, read = prompt
-        rid = f"req_{len(self.lines)}"
-        mid = f"msg_{len(self.lines)}"
+        rid = f"req_{self.ids}{len(self.lines)}"
+        mid = f"msg_{self.ids}{len(self.lines)}"
         usage = {"input_tokens": uncached, "cache_creation_input_tokens": written,
                  "cache_read_input_tokens": read, "output_tokens": 1}
         if split:
