@@ -22,8 +22,8 @@ from compact_dp.replay.svg import plot_svg
 from compact_dp.sessions.read import read_session
 
 from . import reference
-from .conftest import DEFAULTS, INPUTS, run_main, transcripts
-from .session_fixtures import ClaudeSession, claude_session, text
+from .conftest import DEFAULTS, INPUTS, run_main, transcripts, write
+from .session_fixtures import ClaudeSession, CodexSession, claude_session, text
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -354,6 +354,69 @@ def test_the_fixture_bill_by_hand(tmp_path):
     assert cold.read == 0 and (cold.written, cold.uncached) == (cold.prompt - 1, 1)
     assert run.requests[4].read == 0       # the first Haiku request: its own, empty cache
     assert setting.events.ceiling == {} and list(setting.events.floor) == [0]
+
+
+# --- side requests and part-way starts -------------------------------------------------------
+
+def test_codex_side_requests_are_billed_as_recorded_under_every_policy(tmp_path):
+    """Two small requests in the middle of a Codex turn (5,000 and 6,000 tokens while the
+    main context is 34,000) that the next one comes back from: side requests.  They are
+    billed as recorded whatever a policy did to the context (here, a compaction at the
+    turn's start), and leave the main context and its cache alone: the next main request
+    reads the main prompt's blocks."""
+    s = CodexSession()
+    s.user("add a --verbose flag")
+    s.call(30000, 0)
+    s.reply(31000, 29952)
+    s.user("and document it")
+    for prompt, cached in ((34000, 30976), (5000, 0), (6000, 4992), (36000, 33920)):
+        s.call(prompt, cached)
+    s.reply(37000, 35968)
+    session = read_session([str(write(tmp_path, s.text()))])
+    assert [r.side for r in session.requests] == [False] * 3 + [True] * 2 + [False] * 2
+    setting = setting_for(session, {"max_context": "200000"}, get_model("cache-clock"),
+                          True, 0, None, None, {})
+    events = setting.events                # the rules explain every read: no event
+    assert (events.ceiling, events.floor, events.extend) == ({}, {}, {})
+    for spec in ("recorded", "never", "threshold:15"):
+        run = Replay(setting, make_policy(spec), setting.events).run()
+        side = [(b.prompt, b.read, b.uncached) for b in run.requests[3:5]]
+        assert side == [(5000, 0, 5000), (6000, 4992, 1008)], spec
+        if spec != "threshold:15":
+            assert [b.prompt for b in run.requests] == [r.usage.prompt
+                                                        for r in session.requests], spec
+            assert run.requests[5].read == 33920, spec
+    assert [c.before for c in run.compactions] == [2]            # compacted before them
+
+
+def test_a_part_way_start_keeps_its_hidden_history_as_a_compaction_drops_it(tmp_path):
+    """A Claude Code file whose first request is 120,000 tokens, nearly all read from a
+    cache, with a few hundred tokens of messages: it starts part-way into a session.  Its
+    fixed prefix is the agent's fresh one (the shipped profile's); the rest is history
+    the file does not show.  Kept, every prompt replays as recorded; a compaction drops
+    it with the rest of the context."""
+    from compact_dp.calibration.profile import load_profile
+    built = ClaudeSession()
+    built.user("go on with the plan")
+    built.response([text("On it.")], (1, 1000, 119000))
+    for turn in range(3):
+        built.user(f"next step {turn}")
+        built.response([text("Done.")], (1, 2000, 120000 + 2000 * turn))
+    session = read_session([str(write(tmp_path, built.text()))])
+    fresh = load_profile({}).agent("claude-code").prefix
+    assert fresh is not None and 120000 > 2 * fresh
+    setting = setting_for(session, {"max_context": "200000"}, get_model("cache-clock"),
+                          True, 0, None, None, {})
+    V = session.segment_prefixes[0]
+    assert setting.V0 == fresh and setting.hidden == pytest.approx(V - fresh)
+    never = Replay(setting, make_policy("never"), setting.events).run()
+    assert [b.prompt for b in never.requests] == [r.usage.prompt for r in session.requests]
+    run = Replay(setting, make_policy("threshold:50"), setting.events).run()
+    first = run.compactions[0]
+    assert first.dropped_tokens == pytest.approx(run.requests[first.before - 1].prompt +
+                                                 session.tokens[1] - fresh, abs=1)
+    assert first.dropped_tokens > setting.hidden
+    assert run.requests[first.before].prompt < fresh + 20000
 
 
 # --- billing invariants -------------------------------------------------------------------------
