@@ -40,7 +40,8 @@ test: $(READY)
 	$(BIN)/python -m mypy compact_dp
 	$(BIN)/python -m pytest -q -rs
 
-# The README's examples, run again; its real-session sections, computed from ../shared.
+# The examples of the README and docs/replay.md, run again; the README's real-session
+# sections, computed from ../shared.
 readme: $(READY)
 	$(BIN)/python examples/live_numbers.py --console
 	$(BIN)/python examples/live_numbers.py --write

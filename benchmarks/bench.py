@@ -17,7 +17,8 @@ ratios, not the milliseconds.  Sections:
 3. the status line on that transcript, called again and again as Claude Code does, and on
    a 300 MB one: catching up call by call, then unchanged;
 4. replay of many sessions, serial against --jobs 2;
-5. corpus-smoke: real sessions cut at random bytes (when ../shared is there).
+5. corpus-smoke: real sessions cut at random bytes (when ../shared is there);
+6. the recorded policy's simulation error on the real corpus, per format (the same).
 
 The goals are checked at the end; the exit status is 1 when one is missed.
 """
@@ -230,6 +231,55 @@ def corpus_smoke(cdp: str, goals: list) -> None:
     goals.append(("corpus-smoke: runs failed on cut real sessions", failed, 0.0, ""))
 
 
+def _simulation_error(item: tuple[str, str]) -> tuple[str, float | str | None]:
+    """One corpus session's recorded-policy simulation error (None: under 20 requests or
+    no bill; why, when it cannot be replayed)."""
+    from compact_dp.replay.batch import Options, replay_file
+    from compact_dp.replay.compare import simulation_error
+    fmt, path = item
+    try:
+        res = replay_file(path, Options(["recorded"], {}, None, "auto", 20000, "auto",
+                                        "auto", None, None, {}, chosen=True), detail=False)
+    except Exception as e:
+        return fmt, f"{path}: {type(e).__name__}: {e}"
+    if res["requests"] < 20 or not res.get("recorded"):
+        return fmt, None
+    return fmt, simulation_error(res["policies"][0], res["recorded"])
+
+
+def simulation_errors(goals: list) -> None:
+    """|simulated − recorded| / recorded of the recorded policy on every corpus session of
+    20 or more requests, per format: p50, p90 (linear between ranks) and the worst, against
+    the goals (Claude Code p90 0.5 %, max 3 %; Codex 1 %, 5 %)."""
+    from concurrent.futures import ProcessPoolExecutor
+    unpack = HERE.parent.parent / "shared" / "transcripts" / "corpus" / "unpack"
+    if not unpack.exists():
+        print("\nsimulation error: skipped (needs ../shared/transcripts/corpus)")
+        return
+    corpus = Path(subprocess.run([str(unpack)], capture_output=True, text=True,
+                                 check=True).stdout.strip().splitlines()[-1])
+    items = [(fmt, str(f)) for fmt in ("claude-code", "codex")
+             for f in sorted((corpus / fmt).rglob("*.jsonl"))
+             if "subagents" not in f.parts and not f.name.startswith("agent-")]
+    with ProcessPoolExecutor(os.cpu_count() or 1) as pool:
+        found = list(pool.map(_simulation_error, items, chunksize=4))
+    print("\nsimulation error of the recorded policy, corpus sessions of ≥ 20 requests:")
+    for fmt, name, (p90_goal, max_goal) in (("claude-code", "Claude Code", (0.5, 3.0)),
+                                           ("codex", "Codex", (1.0, 5.0))):
+        errors = sorted(abs(e) * 100 for f, e in found if f == fmt and isinstance(e, float))
+        for why in (e for f, e in found if f == fmt and isinstance(e, str)):
+            print(f"  not replayed: {why}")
+        if len(errors) < 2:
+            print(f"  {name}: {len(errors)} sessions")
+            continue
+        p50, p90 = (statistics.quantiles(errors, n=10, method="inclusive")[i] for i in (4, 8))
+        print(f"  {name:<12} {len(errors):4} sessions  p50 {p50:.3f} %  p90 {p90:.3f} % "
+              f"(goal ≤ {p90_goal:g} %)  max {errors[-1]:.3f} % (goal ≤ {max_goal:g} %)")
+        goals.append((f"{name} simulation error p90 (%)", p90, p90_goal, f"{len(errors)} "
+                       "sessions"))
+        goals.append((f"{name} simulation error max (%)", errors[-1], max_goal, ""))
+
+
 def replay_section(cdp: str, count: int, goals: list) -> None:
     """Many sessions: serial against a pool of two processes."""
     import tempfile
@@ -308,6 +358,7 @@ def main() -> int:
         sessions_section(cdp, args.runs, python_start, goals)
         replay_section(cdp, args.sessions, goals)
         corpus_smoke(cdp, goals)
+        simulation_errors(goals)
     print("\ngoal" + " " * 44 + "value   limit")
     ok = True
     for name, value, limit, note in goals:

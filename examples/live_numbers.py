@@ -4,8 +4,9 @@ this repository's example sessions laid out as a user's home.
 
     python examples/live_numbers.py            print every section
     python examples/live_numbers.py --write    rewrite them in README.md (make readme)
-    python examples/live_numbers.py --console  rerun the README's ``$ compact-dp`` examples
-                                               and write their output (make readme)
+    python examples/live_numbers.py --console  rerun the ``$ compact-dp`` examples of the
+                                               README and docs/replay.md and write their
+                                               output (make readme)
 
 The real Claude Code sessions are another project's data: they are read in place from
 ``../shared/transcripts/claude-code`` and never copied; only numbers computed from them
@@ -22,6 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "transcripts" / "claude-code"
+CONSOLE_DOCS = [ROOT / "README.md", ROOT / "docs" / "replay.md"]   # their examples run
 
 
 def short(name: str) -> str:
@@ -239,7 +241,8 @@ def console_blocks(text: str, bin_dir: str) -> str:
 def main() -> int:
     readme = ROOT / "README.md"
     if "--console" in sys.argv:
-        readme.write_text(console_blocks(readme.read_text(), str(Path(sys.executable).parent)))
+        for doc in CONSOLE_DOCS:
+            doc.write_text(console_blocks(doc.read_text(), str(Path(sys.executable).parent)))
         return 0
     computed = {**example_sections(), **(sections() or {})}
     if not SHARED.is_dir():

@@ -81,6 +81,22 @@ def transcripts() -> list[Path]:
     return sorted(TRANSCRIPTS.glob("*.jsonl"))
 
 
+CORPUS = SHARED / "transcripts" / "corpus"
+_unpacked: list[Path] = []
+
+
+def corpus() -> Path:
+    """The folder the real-session corpus is unpacked in (``unpack`` extracts it once and
+    prints it); skips the calling test when ../shared is absent."""
+    if not (CORPUS / "unpack").exists():
+        pytest.skip(NO_SHARED)
+    if not _unpacked:
+        out = subprocess.run([str(CORPUS / "unpack")], capture_output=True, text=True,
+                             check=True, timeout=300)
+        _unpacked.append(Path(out.stdout.strip().splitlines()[-1]))
+    return _unpacked[0]
+
+
 def cut(path: Path, share: float, tmp_path: Path) -> Path:
     """The first ``share`` of a session's lines, as a live session looks part-way."""
     lines = path.read_bytes().split(b"\n")

@@ -31,9 +31,10 @@ class ClaudeSession:
     """Builds a Claude Code file line by line and counts what a reader must find."""
 
     def __init__(self, model: str = "claude-opus-4-6", session_id: str = "s-1",
-                 cwd: str = "/p"):
+                 cwd: str = "/p", ids: str = ""):
         self.lines: list[str] = []
         self.model, self.sid, self.cwd = model, session_id, cwd
+        self.ids = ids                       # begins every message.id and requestId
         self.t = 0.0
         self.requests: list[dict] = []       # one per (message.id, requestId)
         self.compactions = 0
@@ -79,8 +80,8 @@ class ClaudeSession:
         prompt = (uncached input, cache written, cache read)."""
         self.t += gap - 2.0
         uncached, written, read = prompt
-        rid = f"req_{len(self.lines)}"
-        mid = f"msg_{len(self.lines)}"
+        rid = f"req_{self.ids}{len(self.lines)}"
+        mid = f"msg_{self.ids}{len(self.lines)}"
         usage = {"input_tokens": uncached, "cache_creation_input_tokens": written,
                  "cache_read_input_tokens": read, "output_tokens": 1}
         if split:
@@ -258,3 +259,134 @@ OPENAI_MESSAGES = [
     {"role": "user", "content": "open a.py"},
     {"role": "assistant", "content": "It prints hello."},
 ]
+
+
+# --- sessions of turns, for replay ------------------------------------------------------------
+
+COLD = 400.0            # seconds away: past any 5-minute cache (and its grace)
+
+
+def turns_session(turns: list[list[int]], start: int = 20000, pauses: list[float] | None = None,
+                  models: list[str | None] | None = None, compacted: int | None = None,
+                  **kw) -> ClaudeSession:
+    """A Claude Code session of human turns: each turn a list of prompt growths, one per
+    request (tool results between them, the last one the turn's reply); ``pauses``: the
+    time away before each turn (COLD: the cache expired); ``models``: each turn's model
+    (None: the session's).  Every request reads what the cache rules say its model's cache
+    holds — that model's previous prompt, or nothing after a pause past the TTL — and
+    writes the rest, with a 1-token uncached tail, so the recording has no cache event of
+    its own.  ``compacted``: a recorded /compact before that turn (its boundary and
+    summary; the context starts again from ``start``, its fixed prefix still cached)."""
+    s = ClaudeSession(**kw)
+    prompt = start
+    cached: dict[str | None, int] = {}
+    for t, growths in enumerate(turns):
+        away = pauses[t] if pauses else 0.0
+        s.pause(away)
+        if away > 300:
+            cached = {}
+        model = models[t] if models else None
+        if t == compacted:
+            s.boundary("manual", prompt)
+            s.user("This session is being continued from a previous conversation. "
+                   "Summary: " + "we did things. " * 40, turn=False)
+            prompt = start
+            cached = {m: min(c, start // 2) for m, c in cached.items()}
+        s.user(f"turn {t}: " + "please go on " * 20)
+        for k, grow in enumerate(growths):
+            prompt += grow if t or k else 0
+            last = k == len(growths) - 1
+            block = text("done " + "y" * 300) if last else tool_use(f"t{t}.{k}", "ls")
+            read = cached.get(model, 0)
+            s.response([block], (1, prompt - read - 1, read), model=model)
+            cached[model] = prompt
+            if not last:
+                s.tool_result(f"t{t}.{k}", "x" * 4 * grow)
+    return s
+
+
+class CodexSession:
+    """Builds a Codex rollout line by line: human turns, tool calls and replies, each
+    request with its ``token_count`` (``input_tokens`` includes the cached part)."""
+
+    def __init__(self, model: str = "gpt-5.1-codex", window: int = 272000):
+        self.lines: list[str] = []
+        self.t = 0.0
+        self.window = window
+        self.total = [0, 0, 0]
+        self.calls = 0
+        self._line("session_meta", {"id": "r-1", "timestamp": stamp(0), "cwd": "/p",
+                                    "originator": "codex_cli_rs", "cli_version": "0.80.0"})
+        self._line("turn_context", {"cwd": "/p", "model": model})
+        self._item(self._msg("user", "<environment_context>\n<cwd>/p</cwd>\n"
+                                     "</environment_context>"))
+
+    def _line(self, kind: str, payload: dict) -> None:
+        self.t += 1.5
+        self.lines.append(dumps({"timestamp": stamp(self.t), "type": kind,
+                                 "payload": payload}))
+
+    def _item(self, payload: dict) -> None:
+        self._line("response_item", payload)
+
+    @staticmethod
+    def _msg(role: str, words: str) -> dict:
+        kind = "output_text" if role == "assistant" else "input_text"
+        return {"type": "message", "role": role, "content": [{"type": kind, "text": words}]}
+
+    def pause(self, seconds: float) -> None:
+        self.t += seconds
+
+    def user(self, words: str) -> None:
+        self._item(self._msg("user", words))
+        self._line("event_msg", {"type": "user_message", "message": words})
+
+    def token_count(self, prompt: int, cached: int, output: int = 100) -> None:
+        for i, x in enumerate((prompt, cached, output)):
+            self.total[i] += x
+
+        def usage(inp: int, hit: int, out: int) -> dict:
+            return {"input_tokens": inp, "cached_input_tokens": hit, "output_tokens": out,
+                    "reasoning_output_tokens": 0, "total_tokens": inp + out}
+        self._line("event_msg", {"type": "token_count", "info": {
+            "total_token_usage": usage(*self.total), "last_token_usage": usage(
+                prompt, cached, output), "model_context_window": self.window}})
+
+    def call(self, prompt: int, cached: int, result: str = "ok") -> None:
+        """A request that answers with a tool call, and the tool's result."""
+        self.calls += 1
+        cid = f"c{self.calls}"
+        self._item({"type": "function_call", "name": "shell", "call_id": cid,
+                    "arguments": dumps({"command": ["ls"]})})
+        self.token_count(prompt, cached)
+        self._item({"type": "function_call_output", "call_id": cid, "output": result})
+
+    def reply(self, prompt: int, cached: int, words: str = "Done.") -> None:
+        """A request that answers in words (a turn's last)."""
+        self._item(self._msg("assistant", words))
+        self.token_count(prompt, cached)
+
+    def text(self) -> bytes:
+        return ("\n".join(self.lines) + "\n").encode()
+
+
+def blocks(tokens: int) -> int:
+    """What an OpenAI cache serves of a prefix: whole 128-token blocks from 1,024 on."""
+    return tokens // 128 * 128 if tokens >= 1024 else 0
+
+
+def codex_turns(turns: list[list[int]], start: int = 12000) -> CodexSession:
+    """A Codex rollout of human turns, as turns_session's (no pauses: OpenAI's cache lives
+    for hours); each request reads the previous prompt's whole blocks."""
+    s = CodexSession()
+    prompt, cached = start, 0
+    for t, growths in enumerate(turns):
+        s.user(f"turn {t}: " + "please go on " * 20)
+        for k, grow in enumerate(growths):
+            prompt += grow if t or k else 0
+            if k == len(growths) - 1:
+                s.reply(prompt, blocks(cached), "done " + "y" * 300)
+            else:
+                s.call(prompt, blocks(cached), "x" * 4 * grow)
+            cached = prompt
+    return s

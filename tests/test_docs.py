@@ -1,5 +1,6 @@
 """The docs say what the code does: every parameter is documented with its default and
-range, every doc link resolves, and no doc sends a reader outside the repository."""
+range, every doc link resolves (to a heading of that file, when it names one), and no doc
+sends a reader outside the repository."""
 
 from __future__ import annotations
 
@@ -24,11 +25,22 @@ def test_options_doc_lists_every_parameter_with_its_default_and_range():
         assert (f"`{p.env}`" in row) if p.env else "| — |" in row
 
 
+def anchors(doc) -> set[str]:
+    """The #anchors of a Markdown file's headings, as GitHub makes them: lower case, no
+    punctuation but hyphens, a hyphen for each space (code blocks hold no heading)."""
+    text = re.sub(r"```.*?```", "", doc.read_text(), flags=re.S)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
+            for h in re.findall(r"^#+ (.*)$", text, re.M)}
+
+
 @pytest.mark.parametrize("doc", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_docs_stand_alone(doc):
     text = doc.read_text()
     assert "../shared" not in text and "SPEC §" not in text
-    for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text):
+    for target, anchor in re.findall(r"\]\(([^)#\s]*)(?:#([^)\s]*))?\)", text):
         if target.startswith("http"):
             continue
-        assert (doc.parent / target).exists(), f"{doc.name}: broken link {target}"
+        path = doc.parent / target if target else doc
+        assert path.exists(), f"{doc.name}: broken link {target}"
+        if anchor:
+            assert anchor in anchors(path), f"{doc.name}: no heading for {target}#{anchor}"

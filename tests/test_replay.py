@@ -22,8 +22,8 @@ from compact_dp.replay.svg import plot_svg
 from compact_dp.sessions.read import read_session
 
 from . import reference
-from .conftest import DEFAULTS, INPUTS, run_main, transcripts
-from .session_fixtures import ClaudeSession, claude_session, text
+from .conftest import DEFAULTS, INPUTS, run_main, transcripts, write
+from .session_fixtures import ClaudeSession, CodexSession, claude_session, text
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -173,40 +173,85 @@ def test_dp_policy_compacts_where_the_decision_says(name, window):
 
 # --- the recorded bill ------------------------------------------------------------------------
 
-def independent_bill(path: Path) -> dict:
-    """Token sums of the main chain and the compaction requests beside it, counted plainly
-    (one request per message.id + requestId, no <synthetic>, no sidechain lines of the
-    main file)."""
-    files = [(path, False)] + [(f, True) for f in sorted(
-        (path.parent / path.stem / "subagents").glob("agent-acompact-*.jsonl"))]
-    sums = {"requests": 0, "input_tokens": 0, "cache_read_tokens": 0,
-            "cache_write_5m_tokens": 0, "cache_write_1h_tokens": 0, "cost": 0.0}
-    prices = {"claude-opus-4-6": (5, 0.5, 6.25, 10), "claude-haiku-4-5-20251001": (1, 0.1,
-                                                                                  1.25, 2)}
+# $/MTok: input, cache read, 5-minute write, 1-hour write, output (Anthropic's price list,
+# platform.claude.com/docs/en/about-claude/pricing, March 2026)
+BY_HAND = {"claude-opus-4-6": (5, 0.5, 6.25, 10, 25),
+           "claude-sonnet-4-5-20250929": (3, 0.3, 3.75, 6, 15),
+           "claude-haiku-4-5-20251001": (1, 0.1, 1.25, 2, 5)}
+SUMS = ("requests", "input_tokens", "cache_read_tokens", "cache_write_5m_tokens",
+        "cache_write_1h_tokens", "output_tokens")
+
+
+def count_usage(files: list[tuple[Path, bool]], seen: set) -> dict:
+    """Token sums and cost of the requests in the files, counted plainly: a request is
+    its (message.id, requestId), once across all files (``seen`` gains them); its input
+    from its first line, its output the largest of its lines' (mid-stream counts); no
+    <synthetic> line; a sidechain line only where the file is a sidechain (True)."""
+    found: dict = {}
     for f, side_ok in files:
-        seen = set()
         for raw in f.read_bytes().splitlines():
             d = json.loads(raw)
             if d.get("type") != "assistant" or (d.get("isSidechain") and not side_ok):
                 continue
             m = d["message"]
             key = (m.get("id"), d.get("requestId"))
-            if m.get("model") == "<synthetic>" or key in seen:
+            if m.get("model") == "<synthetic>" or key in seen and key not in found:
                 continue
             seen.add(key)
             u = m["usage"]
+            if key in found:
+                found[key]["output"] = max(found[key]["output"], u["output_tokens"])
+                continue
             split = u.get("cache_creation") or {}
             w1h = split.get("ephemeral_1h_input_tokens", 0)
-            w5m = u["cache_creation_input_tokens"] - w1h
-            sums["requests"] += 1
-            sums["input_tokens"] += u["input_tokens"]
-            sums["cache_read_tokens"] += u["cache_read_input_tokens"]
-            sums["cache_write_5m_tokens"] += w5m
-            sums["cache_write_1h_tokens"] += w1h
-            p_in, p_read, p_5m, p_1h = prices[m["model"]]
-            sums["cost"] += (u["input_tokens"] * p_in + u["cache_read_input_tokens"] * p_read
-                             + w5m * p_5m + w1h * p_1h) / 1e6
+            found[key] = {"model": m["model"], "input": u["input_tokens"],
+                          "read": u["cache_read_input_tokens"],
+                          "w5m": u["cache_creation_input_tokens"] - w1h, "w1h": w1h,
+                          "output": u["output_tokens"]}
+    sums = dict.fromkeys(SUMS, 0) | {"input_cost": 0.0, "output_cost": 0.0}
+    for r in found.values():
+        p_in, p_read, p_5m, p_1h, p_out = BY_HAND[r["model"]]
+        sums["requests"] += 1
+        for key, name in (("input", "input_tokens"), ("read", "cache_read_tokens"),
+                          ("w5m", "cache_write_5m_tokens"), ("w1h", "cache_write_1h_tokens"),
+                          ("output", "output_tokens")):
+            sums[name] += r[key]
+        sums["input_cost"] += (r["input"] * p_in + r["read"] * p_read + r["w5m"] * p_5m +
+                               r["w1h"] * p_1h) / 1e6
+        sums["output_cost"] += r["output"] * p_out / 1e6
     return sums
+
+
+def independent_bill(path: Path) -> dict:
+    """A session's bill from its files: the main chain with its compaction requests
+    (``<session>/subagents/agent-acompact-*``), then its sub-agents (the other
+    ``agent-*.jsonl`` of that folder, and those beside the session naming its id), and
+    everything added up."""
+    folder = path.parent / path.stem / "subagents"
+    inside = sorted(folder.glob("agent-*.jsonl"))
+    compactions = [f for f in inside if f.name.startswith("agent-acompact-")]
+    sid = next(json.loads(x)["sessionId"] for x in path.read_bytes().splitlines()
+               if b'"sessionId"' in x)
+    beside = [f for f in sorted(path.parent.glob("agent-*.jsonl"))
+              if f'"sessionId":"{sid}"' in f.read_text()]
+    seen: set = set()
+    main = count_usage([(path, False)] + [(f, True) for f in compactions], seen)
+    agents = count_usage([(f, True) for f in inside + beside if f not in compactions], seen)
+    agents["files"] = len(inside) - len(compactions) + len(beside)
+    return {"main": main, "subagents": agents, "total_cost": sum(
+        b["input_cost"] + b["output_cost"] for b in (main, agents))}
+
+
+def assert_bill(rec: dict, want: dict, name: str = "") -> None:
+    """The recorded object against the independent count: counts exactly, dollars to the
+    rounding of a float sum."""
+    for part, got in (("main", rec), ("subagents", rec["subagents"])):
+        for key in SUMS:
+            assert got[key] == want[part][key], (name, part, key)
+        for key in ("input_cost", "output_cost"):
+            assert got[key] == pytest.approx(want[part][key], rel=1e-9), (name, part, key)
+    assert rec["subagents"]["files"] == want["subagents"]["files"], name
+    assert rec["total_cost"] == pytest.approx(want["total_cost"], rel=1e-9), name
 
 
 def replay_json(*args: str) -> dict:
@@ -216,15 +261,65 @@ def replay_json(*args: str) -> dict:
 
 
 def test_recorded_bill_equals_an_independent_count():
-    """Every real session: the recorded object's token sums exactly, its input cost within
-    0.1 %, of a plain count of the usage priced by hand."""
+    """Every real session: the recorded object — main chain and compactions, sub-agents,
+    total — equals a plain count of its files' usage priced by hand."""
     for path in transcripts():
         obj = replay_json("--policy", "recorded", str(path))["sessions"][0]
-        rec, want = obj["recorded"], independent_bill(path)
-        for key in ("requests", "input_tokens", "cache_read_tokens", "cache_write_5m_tokens",
-                    "cache_write_1h_tokens"):
-            assert rec[key] == want[key], (path.name, key)
-        assert rec["input_cost"] == pytest.approx(want["cost"], rel=1e-3), path.name
+        assert_bill(obj["recorded"], independent_bill(path), path.name)
+    with_agents = [p for p in transcripts() if (p.parent / p.stem / "subagents").is_dir()]
+    assert with_agents and all(independent_bill(p)["subagents"]["requests"]
+                               for p in with_agents)
+
+
+SID = "5e551011-0000-4000-8000-000000000001"
+
+
+def session_with_subagents(tmp_path: Path) -> Path:
+    """A Claude Code session and its other files, as a project folder holds them: two
+    sub-agents and a compaction request in ``<session>/subagents/``, an older sub-agent
+    file beside it naming the session, and one naming another session; some requests
+    copied into a second file (a copy of the main chain's, one sub-agent's copied into
+    another's)."""
+    main = claude_session(session_id=SID)
+    path = tmp_path / f"{SID}.jsonl"
+    path.write_bytes(main.text())
+    folder = tmp_path / SID / "subagents"
+    folder.mkdir(parents=True)
+    copied = [x for x in main.lines if '"type":"assistant"' in x and "<synthetic>" not in x
+              and '"isSidechain":true' not in x][-1]
+
+    def agent(ids: str, sid: str = SID, model: str = "claude-haiku-4-5-20251001"
+              ) -> ClaudeSession:
+        a = ClaudeSession(model=model, session_id=sid, ids=ids)
+        a.user("find the parser's tests", turn=False)
+        a.response([text("found them")], (3, 2000, 0), output=40, sidechain=True)
+        a.response([text("and their fixtures")], (2, 300, 2000), output=25, sidechain=True)
+        return a
+    first = agent("a")
+    first.lines.append(copied)                               # the main chain's, again
+    (folder / "agent-a1b2.jsonl").write_bytes(first.text())
+    second = agent("b", model="claude-sonnet-4-5-20250929")
+    second.lines.append(first.lines[2])                      # the first one's, again
+    (folder / "agent-c3d4.jsonl").write_bytes(second.text())
+    summary = ClaudeSession(session_id=SID, ids="s")
+    summary.user("Your task is to create a detailed summary", turn=False)
+    summary.response([text("Summary: " + "parser fixed. " * 20)], (3, 4000, 21000),
+                     output=900, sidechain=True)
+    (folder / "agent-acompact-e5f6.jsonl").write_bytes(summary.text())
+    older = agent("o")
+    (tmp_path / "agent-0ld1.jsonl").write_bytes(older.text())
+    (tmp_path / "agent-07h3.jsonl").write_bytes(
+        agent("x", sid="another-session").text())
+    return path
+
+
+def test_the_sub_agents_bill_and_the_total_equal_an_independent_count(tmp_path):
+    path = session_with_subagents(tmp_path)
+    want = independent_bill(path)
+    assert want["subagents"]["files"] == 3 and want["subagents"]["requests"] == 6
+    assert want["main"]["requests"] == len(claude_session().requests) + 1
+    assert_bill(replay_json("--policy", "recorded", str(path))["sessions"][0]["recorded"],
+                want)
 
 
 def test_the_recorded_policy_reproduces_the_bill():
@@ -259,6 +354,69 @@ def test_the_fixture_bill_by_hand(tmp_path):
     assert cold.read == 0 and (cold.written, cold.uncached) == (cold.prompt - 1, 1)
     assert run.requests[4].read == 0       # the first Haiku request: its own, empty cache
     assert setting.events.ceiling == {} and list(setting.events.floor) == [0]
+
+
+# --- side requests and part-way starts -------------------------------------------------------
+
+def test_codex_side_requests_are_billed_as_recorded_under_every_policy(tmp_path):
+    """Two small requests in the middle of a Codex turn (5,000 and 6,000 tokens while the
+    main context is 34,000) that the next one comes back from: side requests.  They are
+    billed as recorded whatever a policy did to the context (here, a compaction at the
+    turn's start), and leave the main context and its cache alone: the next main request
+    reads the main prompt's blocks."""
+    s = CodexSession()
+    s.user("add a --verbose flag")
+    s.call(30000, 0)
+    s.reply(31000, 29952)
+    s.user("and document it")
+    for prompt, cached in ((34000, 30976), (5000, 0), (6000, 4992), (36000, 33920)):
+        s.call(prompt, cached)
+    s.reply(37000, 35968)
+    session = read_session([str(write(tmp_path, s.text()))])
+    assert [r.side for r in session.requests] == [False] * 3 + [True] * 2 + [False] * 2
+    setting = setting_for(session, {"max_context": "200000"}, get_model("cache-clock"),
+                          True, 0, None, None, {})
+    events = setting.events                # the rules explain every read: no event
+    assert (events.ceiling, events.floor, events.extend) == ({}, {}, {})
+    for spec in ("recorded", "never", "threshold:15"):
+        run = Replay(setting, make_policy(spec), setting.events).run()
+        side = [(b.prompt, b.read, b.uncached) for b in run.requests[3:5]]
+        assert side == [(5000, 0, 5000), (6000, 4992, 1008)], spec
+        if spec != "threshold:15":
+            assert [b.prompt for b in run.requests] == [r.usage.prompt
+                                                        for r in session.requests], spec
+            assert run.requests[5].read == 33920, spec
+    assert [c.before for c in run.compactions] == [2]            # compacted before them
+
+
+def test_a_part_way_start_keeps_its_hidden_history_as_a_compaction_drops_it(tmp_path):
+    """A Claude Code file whose first request is 120,000 tokens, nearly all read from a
+    cache, with a few hundred tokens of messages: it starts part-way into a session.  Its
+    fixed prefix is the agent's fresh one (the shipped profile's); the rest is history
+    the file does not show.  Kept, every prompt replays as recorded; a compaction drops
+    it with the rest of the context."""
+    from compact_dp.calibration.profile import load_profile
+    built = ClaudeSession()
+    built.user("go on with the plan")
+    built.response([text("On it.")], (1, 1000, 119000))
+    for turn in range(3):
+        built.user(f"next step {turn}")
+        built.response([text("Done.")], (1, 2000, 120000 + 2000 * turn))
+    session = read_session([str(write(tmp_path, built.text()))])
+    fresh = load_profile({}).agent("claude-code").prefix
+    assert fresh is not None and 120000 > 2 * fresh
+    setting = setting_for(session, {"max_context": "200000"}, get_model("cache-clock"),
+                          True, 0, None, None, {})
+    V = session.segment_prefixes[0]
+    assert setting.V0 == fresh and setting.hidden == pytest.approx(V - fresh)
+    never = Replay(setting, make_policy("never"), setting.events).run()
+    assert [b.prompt for b in never.requests] == [r.usage.prompt for r in session.requests]
+    run = Replay(setting, make_policy("threshold:50"), setting.events).run()
+    first = run.compactions[0]
+    assert first.dropped_tokens == pytest.approx(run.requests[first.before - 1].prompt +
+                                                 session.tokens[1] - fresh, abs=1)
+    assert first.dropped_tokens > setting.hidden
+    assert run.requests[first.before].prompt < fresh + 20000
 
 
 # --- billing invariants -------------------------------------------------------------------------

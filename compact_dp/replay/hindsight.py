@@ -11,9 +11,10 @@ What a compaction leaves does not depend on what came before it (the context sta
 from what it leaves, every cache holds the fixed prefix), so the cost between two
 compactions depends only on the two: a dynamic programme over the compaction points finds
 the best schedule exactly.  The cost from each point on is one replay that compacts there
-and never again (a *sweep*): at every later point it notes what was spent so far and
-whether the agent could still be there.  The penalty depends on how many compactions came
-before, so the programme counts them too.
+and never again (a *sweep*): at every later point it notes what was spent so far, with the
+summary request a compaction there would make (its prompt is the context since the point
+before), and whether the agent could still be there.  The penalty depends on how many
+compactions came before, so the programme counts them too.
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ KINDS = {0: "turn", 1: "request"}
 
 
 class Sweep(Policy):
-    """Compact at ``start`` only; at every later point note what was spent so far (before
-    a compaction there) and whether the context had reached the margin before it."""
+    """Compact at ``start`` only; at every later point note what was spent so far with the
+    summary request a compaction there would make, and whether the context had reached the
+    margin before it."""
 
     name = "sweep"
 
@@ -58,11 +60,14 @@ class Sweep(Policy):
         s = replay.setting
         prompt = replay.prompt_now(request)
         if here == self.start:
-            self.before = replay.spent
+            # its summary request belongs to the leg before: there it is billed on the
+            # context it really replaces (here, with no compaction before, it is not)
+            self.before = replay.spent + summary_cost(replay, request)
             return Compact(0)
         if when == 1 and (s.auto is None or prompt < s.auto):
             return None                   # before a request: only past the threshold
-        self.marks.append((here, replay.spent, not self.blocked))
+        self.marks.append((here, replay.spent + summary_cost(replay, request),
+                           not self.blocked))
         return None
 
     def at_turn_end(self, replay: State, request: Request) -> Compact | None:
@@ -74,6 +79,12 @@ class Sweep(Policy):
                 replay.prompt_now(request) >= replay.setting.hold_limit:
             self.blocked = True                   # the agent would not have got here
         return action
+
+
+def summary_cost(replay: State, request: Request) -> float:
+    """What the summary request of a compaction now would cost."""
+    billed = replay.summary_bill(request)
+    return billed.input_cost + billed.output_cost
 
 
 def penalty(setting: Setting, index: int, before: int) -> float:
