@@ -180,3 +180,25 @@ def test_bash_agent_compacts_before_any_request(spec):
     kinds, requests = setting.session.kinds, setting.session.requests
     after_tool = [j for _, j, _, _ in watched.compacted if kinds[requests[j].seen - 1] == TOOL]
     assert after_tool, "some compaction falls inside the tool loop"
+
+
+def test_compact_at_request_lets_every_policy_compact_inside_a_turn(tmp_path):
+    """``replay --compact-at request`` on a Claude Code session: the points are requests,
+    and a threshold crossed inside the tool loop compacts there, not at the turn end."""
+    import json
+
+    from .conftest import ROOT, run_main
+    example = str(ROOT / "examples" / "claude-code.jsonl")
+
+    def run(*args: str) -> dict:
+        r = run_main("replay", "--json", "--policy", "threshold:40", *args, example)
+        assert r.status == 0, r.err
+        return json.loads(r.out)["sessions"][0]
+    turns, requests = run(), run("--compact-at", "request")
+    assert (turns["points"], requests["points"]) == (TURN, REQUEST)
+    at = {s["points"]: [c["request"] for c in s["policies"][0]["compaction_points"]]
+          for s in (turns, requests)}
+    assert at[REQUEST] and at[REQUEST] != at[TURN]
+    bad = run_main("replay", "--compact-at", "tuesday", example)
+    assert bad.status == 2 and bad.err == ("compact-dp: error: --compact-at: 'tuesday' is "
+                                           "not one of request, turn\n")

@@ -38,6 +38,9 @@ OPTIONS = [
     Option("--detail", "detail", "with several sessions, also each one's table and "
            "picture", takes_value=False),
     FORMAT, TOKENS, MODEL, KEEP,
+    Option("--compact-at", "compact_at", "where a policy may compact: turn (a turn end, "
+           "or the agent's own auto-compaction) or request (before any request); "
+           "default: the agent's (turn for Claude Code and Codex)", metavar="WHERE"),
     Option("--keep-tokens", "keep_tokens", "threshold:P keeps the last N tokens when "
            "messages are kept (default 20000)", metavar="N"),
     Option("--plot", "plot", "also write the picture as SVG (one file per session)",
@@ -101,12 +104,14 @@ def one_of(given: dict[str, str], name: str, choices: tuple[str, ...],
     if value is None:
         return default
     if value not in choices:
-        raise UsageError(f"--{name}: {value!r} is not one of {', '.join(choices)}")
+        raise UsageError(f"--{name.replace('_', '-')}: {value!r} is not one of "
+                         f"{', '.join(choices)}")
     return value
 
 
 def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_out: bool,
                    given: dict[str, str], detail: bool = False) -> int:
+    from ..agents import POINTS
     from ..core.params import BY_AWK, native_values
     from ..history import Selection, parse_day
     from ..replay.batch import Options, cores, skip_reason
@@ -124,6 +129,7 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
     if model is not None and model.turn_keep:
         raise UsageError("replay's dp policy needs a cost model, not turn-keep")
     keep = one_of(given, "keep", ("auto", "best", "none"), "auto") or "auto"
+    points = one_of(given, "compact_at", POINTS, None)
     keep_tokens = whole_number(given.pop("keep_tokens", None), "--keep-tokens", 20000, 0)
     jobs = whole_number(given.pop("jobs", None), "--jobs", cores(), 1)
     plot = given.pop("plot", None)
@@ -142,7 +148,7 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
     options = Options(policies, params, model, keep, keep_tokens, fmt, tokens, price,
                       cache_ttl, dict(env.environ), chosen=bool(policy),
                       detail=json_out or bool(plot) or detail or len(files) == 1,
-                      select=select)
+                      select=select, points=points)
     results = _run(files, options, jobs, env, show_progress=len(files) > 1,
                    stdin=standard_input(paths, env))
     results = [r for r in results if not r.get("left_out")]

@@ -29,7 +29,8 @@ class Options:
     def __init__(self, policies: list[str], params: dict[str, str], model: Model | None,
                  keep: str, keep_tokens: int, format: str, tokens: str, price: str | None,
                  cache_ttl: str | None, environ: dict[str, str], chosen: bool = False,
-                 detail: bool = True, select: Selection | None = None):
+                 detail: bool = True, select: Selection | None = None,
+                 points: str | None = None):
         self.policies, self.params, self.model = policies, params, model
         self.chosen = chosen                  # policies named by the user: all of them run
         self.detail = detail                  # every request's prompt, for the pictures
@@ -37,6 +38,7 @@ class Options:
         self.keep, self.keep_tokens = keep, keep_tokens
         self.format, self.tokens, self.price, self.cache_ttl = format, tokens, price, cache_ttl
         self.environ = environ
+        self.points = points                  # where a policy may compact (None: the agent's)
 
 
 def replay_file(path: str, options: Options, detail: bool = True,
@@ -68,7 +70,7 @@ def replay_file(path: str, options: Options, detail: bool = True,
     keep = agent.keep if options.keep == "auto" else options.keep
     setting = setting_for(session, options.params, model, keep == "none",
                           options.keep_tokens, options.cache_ttl, options.price,
-                          options.environ)
+                          options.environ, points=options.points)
     # by default, recorded only where a bill checks it, and hindsight only where it can
     # be compared and is exact (no message kept: what a compaction leaves is the same
     # whatever came before)
