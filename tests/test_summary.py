@@ -104,7 +104,9 @@ event = st.one_of(
 )
 
 
-def play(events, keep: bool, tokens: str) -> dict:
+def play(events, keep: bool, tokens: str, clock: bool = True) -> Recorder:
+    """The events fed to a recorder; a "save" stops it and resumes from its saved state,
+    as the status line does between calls."""
     rec = Recorder("claude-code", tokens, keep)
     newest = -1
     for e in events:
@@ -113,7 +115,8 @@ def play(events, keep: bool, tokens: str) -> dict:
         elif e[0] == "grow" and newest >= 0:
             rec.grow(newest, e[1])
         elif e[0] == "request":
-            rec.request(max(0, rec.message_count + e[1]), float(len(events)), "m", e[2])
+            rec.request(max(0, rec.message_count + e[1]),
+                        float(len(events)) if clock else None, "m", e[2])
         elif e[0] == "usage":
             rec.usage(list(e[1]))
         elif e[0] == "compaction":
@@ -121,15 +124,16 @@ def play(events, keep: bool, tokens: str) -> dict:
             newest = -1
         elif e[0] == "turn":
             rec.turn()
-        elif e[0] == "save":                 # the status line stops and resumes here
+        elif e[0] == "save":
             rec = Recorder.from_state(marshal.loads(marshal.dumps(rec.state())))
-    return rec.session().totals()
+    return rec
 
 
 @settings(max_examples=300)
 @given(st.lists(event, max_size=60), st.sampled_from(["auto", "bytes"]))
 def test_any_events_give_the_same_totals_kept_or_summed_and_resumed_anywhere(events, tokens):
-    assert play(events, True, tokens) == play(events, False, tokens)
+    assert play(events, True, tokens).session().totals() == \
+        play(events, False, tokens).session().totals()
 
 
 @settings(max_examples=300)
@@ -138,18 +142,8 @@ def test_the_prefix_the_sizes_and_the_adjustments_are_every_recorded_prompt(even
     """The usage rule: within a context, V, the sizes of the messages a request saw and
     the adjustments up to it sum to its recorded prompt — unless a removal emptied the
     context and took from V — and no size changes once given."""
-    rec = Recorder("claude-code", "usage", True)
-    newest = -1
-    for e in events:
-        if e[0] == "message":
-            newest = rec.message(e[1], e[2])
-        elif e[0] == "grow" and newest >= 0:
-            rec.grow(newest, e[1])
-        elif e[0] == "request":
-            rec.request(max(0, rec.message_count + e[1]), None, "m", e[2])
-        elif e[0] == "compaction":
-            rec.compaction(None)
-            newest = -1
+    rec = play([e for e in events if e[0] in ("message", "grow", "request", "compaction")],
+               True, "usage", clock=False)
     s = rec.session()
     for seg in range(len(s.compactions) + 1):
         start, end = s.segment_bounds(seg)
