@@ -50,7 +50,7 @@ def replay_file(path: str, options: Options, detail: bool = True,
     from .run import replay_session, setting_for
 
     session = read_session([path], options.format, options.tokens,
-                           None if stdin is None else io.BytesIO(stdin))
+                           None if stdin is None else io.BytesIO(stdin), fast=True)
     agent = agent_of(session.format)
     model = options.model or model_named(options.environ.get("COMPACT_DP_MODEL") or
                                          agent.model)

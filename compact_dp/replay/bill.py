@@ -55,7 +55,7 @@ def requests_of(files: Iterable[str], seen: set[int]) -> list[Request]:
     gains theirs)."""
     out: list[Request] = []
     for f in files:
-        for r in read_raw(f, "claude-code", sidechains=True).requests:
+        for r in read_raw(f, "claude-code", sidechains=True, fast=True).requests:
             if r.key is not None:
                 if r.key in seen:
                     continue
