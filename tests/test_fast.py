@@ -98,6 +98,15 @@ def test_two_message_ids_one_float_apart_are_two_responses(tmp_path):
     assert len(same_both_ways(f)["requests"]) == len(claude_session().requests) + 2
 
 
+@pytest.mark.parametrize("first, second", [(1, True), (1, 1.0), ([1], [1.0])])
+def test_ids_equal_in_value_but_not_in_writing_are_two_responses(first, second, tmp_path):
+    """A response's lines repeat its ids, so the reader keys them once; an id that only
+    equals the last one (1 == True == 1.0) is another response, both ways of reading."""
+    lines = [assistant([text("a")], message_id=first), assistant([text("b")], message_id=second)]
+    f = write(tmp_path, session_with("\n".join(lines)))
+    assert len(same_both_ways(f)["requests"]) == len(claude_session().requests) + 2
+
+
 @st.composite
 def claude_lines_with_a_value_changed(draw):
     """The fixture session's lines, each with one value anywhere replaced by any JSON (or

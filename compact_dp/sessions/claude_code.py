@@ -47,14 +47,23 @@ INTERRUPTED = "[Request interrupted by user"
 INTERRUPTED_TOOL = "[Request interrupted by user for tool use"
 
 
-def _human_text(content: object) -> str | None:
-    """The text of a string or text-only content, else None (tool results, images)."""
+def _blocks(content: object) -> tuple[str | None, bool]:
+    """The text of a string or text-only content (else None: tool results, images), and
+    whether it holds a tool result — in one pass over the blocks."""
     if isinstance(content, str):
-        return content
-    if isinstance(content, list) and content and all(
-            isinstance(b, dict) and b.get("type") == "text" for b in content):
-        return "".join(str(b.get("text", "")) for b in content)
-    return None
+        return content, False
+    if not isinstance(content, list) or not content:
+        return None, False
+    texts = True
+    for b in content:
+        kind = b.get("type") if isinstance(b, dict) else None
+        if kind != "text":
+            texts = False
+            if kind == "tool_result":
+                return None, True
+    if texts:
+        return "".join(str(b.get("text", "")) for b in content), False
+    return None, False
 
 
 def response_key(message_id: object, request_id: object) -> int:
@@ -151,16 +160,14 @@ class ClaudeCodeReader(LineReader):
 
     def _user(self, obj: dict, message: dict, time: float | None) -> None:
         content = message.get("content")
-        text = _human_text(content)
+        text, tool = _blocks(content)
         if text is not None and text.startswith(INTERRUPTED) and \
                 not text.startswith(INTERRUPTED_TOOL):
             self._unanswered()
         elif time is not None:
             self.waiting = time                 # a prompt: a request is sent now
         if text is None:
-            kind = TOOL if isinstance(content, list) and any(
-                isinstance(b, dict) and b.get("type") == "tool_result" for b in content) \
-                else CONTEXT
+            kind = TOOL if tool else CONTEXT
         elif self.after_boundary or obj.get("isCompactSummary") or obj.get("isMeta") or \
                 text.lstrip().startswith(MARKUP):
             kind = CONTEXT
@@ -174,6 +181,19 @@ class ClaudeCodeReader(LineReader):
         """The bytes of a message's content."""
         return json_size(content)
 
+    _ids: tuple = ()                          # the last text ids keyed, and their key
+    _ids_key = 0
+
+    def _key(self, message_id: object, request_id: object) -> int:
+        """``response_key``, once for the lines of a response (they repeat its ids)."""
+        if type(message_id) is not str or request_id is not None and \
+                type(request_id) is not str:
+            return response_key(message_id, request_id)
+        if (message_id, request_id) != self._ids:
+            self._ids, self._ids_key = (message_id, request_id), \
+                response_key(message_id, request_id)
+        return self._ids_key
+
     def _assistant(self, obj: dict, message: dict, time: float | None) -> None:
         size = self.measure(message.get("content"))
         if message.get("model") == "<synthetic>":
@@ -182,7 +202,7 @@ class ClaudeCodeReader(LineReader):
             return
         usage = message.get("usage")
         numbers = usage_numbers(usage) if isinstance(usage, dict) else None
-        key = response_key(message.get("id") or obj.get("uuid"), obj.get("requestId"))
+        key = self._key(message.get("id") or obj.get("uuid"), obj.get("requestId"))
         if key == self.last_key:              # another content block of the same response
             self.rec.grow(self.last_message, size)
             self.rec.done(time)
