@@ -36,6 +36,13 @@ class Options:
         self.environ = environ
 
 
+def _preload() -> None:
+    """What ``replay_file`` imports, imported once before the pool starts: forked workers
+    share it instead of each importing it again (~70 ms of CPU apiece)."""
+    from ..sessions import fast  # noqa: F401
+    from . import bill, run  # noqa: F401
+
+
 def replay_file(path: str, options: Options, detail: bool = True,
                 stdin: bytes | None = None) -> dict:
     """One session: its facts, the recorded bill (with usage), and every policy's run
@@ -116,6 +123,7 @@ def run_batch(paths: list[str], options: Options, jobs: int,
     workers = min(jobs, cores(), len(paths))
     if workers > 1:
         from concurrent.futures import ProcessPoolExecutor
+        _preload()
         with ProcessPoolExecutor(workers) as pool:
             chunk = max(1, len(paths) // (workers * 8))
             for result in pool.map(_worker, work, chunksize=chunk):
