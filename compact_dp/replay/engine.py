@@ -168,7 +168,7 @@ class Replay:
             if not self.policy.recorded:
                 self._offer(self.policy.before_request(self, request), request)
             self._bill(j, request)
-            if kinds[seen:seen + 1] == [ASSISTANT]:
+            if seen < len(kinds) and kinds[seen] == ASSISTANT:
                 self._arrive(seen)            # the reply joins the context
                 cursor = seen + 1
         if session.requests and self.policy.recorded:
@@ -259,9 +259,10 @@ class Replay:
     def _bill(self, j: int, request: Request) -> None:
         s = self.setting
         self.ttl = s.ttl_of(request, self.ttl)
-        prompt = self.prompt_now(request)
         if self.policy.recorded and request.usage is not None:
             prompt = float(request.usage.prompt)     # what happened, exactly
+        else:
+            prompt = self.prompt_now(request)
         prices = s.prices(request.model)
         read = readable(self.caches.get(request.model), request.sent, prompt, prices)
         events = self.events
