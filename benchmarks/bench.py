@@ -323,17 +323,20 @@ CCUSAGE = ("ccusage@latest", "ccusage@20.0.24")   # latest first; the last relea
 
 def child_cpu(argv: list[str], env: dict | None = None, timeout: float | None = None
               ) -> tuple[float, int, float]:
-    """(CPU seconds — user + sys of the child and everything it waited for —, exit status,
-    peak resident MiB of the largest child) of one run, stdout discarded."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    """(CPU seconds — user + sys of the command and every process it waited for —, exit
+    status, peak resident MiB of the largest of them) of one run, stdout discarded; in a
+    fresh probe process, so that no earlier child's peak counts."""
+    probe = ("import resource, subprocess, sys\n"
+             "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
+             "stderr=subprocess.DEVNULL)\n"
+             "r = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+             "print(r.ru_utime + r.ru_stime, p.returncode, r.ru_maxrss)")
     try:
-        status = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                env=env, timeout=timeout).returncode
+        out = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True,
+                             text=True, env=env, timeout=timeout).stdout.split()
     except subprocess.TimeoutExpired:
-        status = -1
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return cpu, status, after.ru_maxrss / 1024
+        return 0.0, -1, 0.0
+    return float(out[0]), int(out[1]), int(out[2]) / 1024
 
 
 def best_cpu(argv: list[str], runs: int, env: dict | None = None) -> tuple[float, float]:
