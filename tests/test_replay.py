@@ -637,3 +637,25 @@ def test_several_recorded_sessions_add_up(tmp_path):
 
 def test_totals_of_nothing_are_empty():
     assert totals([])["sessions"] == 0
+
+
+def test_a_sub_agent_file_beside_sessions_is_billed_with_the_one_it_names_even_added_later(
+        tmp_path):
+    """Older Claude Code wrote sub-agents' files beside the transcripts (agent-*.jsonl,
+    naming the session's id).  The folder is listed once while it is unchanged: a file
+    added to it is still found."""
+    from compact_dp.replay.batch import Options, replay_file
+    for sid in ("s-1", "s-2"):
+        (tmp_path / f"{sid}.jsonl").write_bytes(claude_session().text().replace(
+            b'"sessionId":"s-1"', f'"sessionId":"{sid}"'.encode()))
+    options = Options(["recorded"], {}, None, "auto", 20000, "auto", "auto", None, None, {})
+
+    def agent_requests(sid: str) -> int:
+        return replay_file(str(tmp_path / f"{sid}.jsonl"), options)["recorded"][
+            "subagents"]["requests"]
+    assert agent_requests("s-1") == agent_requests("s-2") == 0
+    agent = ClaudeSession(session_id="s-1")
+    agent.response([text("looked")], (3, 500, 0), sidechain=True)
+    agent.response([text("and found")], (3, 20, 500), sidechain=True)
+    (tmp_path / "agent-a1b2.jsonl").write_bytes(agent.text())
+    assert agent_requests("s-1") == 2 and agent_requests("s-2") == 0

@@ -41,6 +41,13 @@ class Options:
         self.points = points                  # where a policy may compact (None: the agent's)
 
 
+def _preload() -> None:
+    """What ``replay_file`` imports, imported once before the pool starts: forked workers
+    share it instead of each importing it again (~70 ms of CPU apiece)."""
+    from ..sessions import fast  # noqa: F401
+    from . import bill, run  # noqa: F401
+
+
 def replay_file(path: str, options: Options, detail: bool = True,
                 stdin: bytes | None = None) -> dict:
     """One session: its facts, the recorded bill (with usage), and every policy's run
@@ -58,7 +65,7 @@ def replay_file(path: str, options: Options, detail: bool = True,
     from .run import replay_session, setting_for
 
     session = read_session([path], options.format, options.tokens,
-                           None if stdin is None else io.BytesIO(stdin))
+                           None if stdin is None else io.BytesIO(stdin), fast=True)
     project, date = project_of(session, path, options.environ), day_of(session.started)
     if options.select is not None and not options.select.admits(project, date):
         return {"session": path, "left_out": True}
@@ -136,6 +143,7 @@ def run_batch(paths: list[str], options: Options, jobs: int,
     workers = min(jobs, cores(), len(paths))
     if workers > 1:
         from concurrent.futures import ProcessPoolExecutor
+        _preload()
         with ProcessPoolExecutor(workers) as pool:
             chunk = max(1, len(paths) // (workers * 8))
             for result in pool.map(_worker, work, chunksize=chunk):

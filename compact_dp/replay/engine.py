@@ -25,6 +25,10 @@ from .policies import Policy, RecordedPolicy
 from .records import Billed, Compacted, Run
 from .setting import L_INSTR, Events, Setting
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..pricing.table import Prices
+
 BREAK_TOLERANCE = 256   # reads this much below a warm cache are not a break (the tail)
 EXTENSION_TOKENS = 32   # reads this much past a warm cache are an extension (Anthropic)
 EXTENSION_BLOCKS = 256  # ... where the cache works in 128-token blocks (OpenAI)
@@ -166,7 +170,7 @@ class Replay:
             if not self.policy.recorded:
                 self._offer(self.policy.before_request(self, request), request)
             self._bill(j, request)
-            if kinds[seen:seen + 1] == [ASSISTANT]:
+            if seen < len(kinds) and kinds[seen] == ASSISTANT:
                 self._arrive(seen)            # the reply joins the context
                 cursor = seen + 1
         if session.requests and self.policy.recorded:
@@ -246,8 +250,9 @@ class Replay:
 
     def _charge(self, index: int, time: float | None, model: str | None, prompt: float,
                 read: float, ttl: str, output: float, uncached: float = 0.0,
-                write_1h: float | None = None) -> Billed:
-        prices = self.setting.prices(model)
+                write_1h: float | None = None, prices: Prices | None = None) -> Billed:
+        if prices is None:
+            prices = self.setting.prices(model)
         written = max(0.0, prompt - read - uncached)
         return Billed(index, time, model, prompt, read, written, ttl,
                       input_cost(prices, read, written, ttl, uncached, write_1h), output,
@@ -259,16 +264,18 @@ class Replay:
             self._bill_side(j, request, request.usage)
             return
         self.ttl = s.ttl_of(request, self.ttl)
-        prompt = self.prompt_now(request)
         if self.policy.recorded and request.usage is not None:
             prompt = float(request.usage.prompt)     # what happened, exactly
-        read = readable(self.caches.get(request.model), request.sent, prompt,
-                        s.prices(request.model))
-        if j in self.events.ceiling:
-            read = min(read, self.events.ceiling[j])
-        if j in self.events.extend and read > 0:
-            read = min(prompt, read + self.events.extend[j])
-        if j in self.events.floor:
+        else:
+            prompt = self.prompt_now(request)
+        prices = s.prices(request.model)
+        read = readable(self.caches.get(request.model), request.sent, prompt, prices)
+        events = self.events
+        if j in events.ceiling:
+            read = min(read, events.ceiling[j])
+        if j in events.extend and read > 0:
+            read = min(prompt, read + events.extend[j])
+        if j in events.floor:
             shared = prompt if not self.diverged else min(prompt, s.recorded_prefix(request))
             read = max(read, min(self.events.floor[j], shared))
         u = request.usage
@@ -276,11 +283,10 @@ class Replay:
         # the client's uncached tail (tokens after its last cache breakpoint, where writes
         # are priced apart), the same under any policy: billed as input, and not in the
         # cache afterwards.  Without a write premium every uncached token is cached.
-        prices = s.prices(request.model)
         tail = min(float(u.input), prompt - read) if u is not None and prices.cache_write \
             else 0.0
         billed = self._charge(j, request.sent, request.model, prompt, read, self.ttl, output,
-                              uncached=tail)
+                              uncached=tail, prices=prices)
         self.caches[request.model] = Cache(prompt - tail, request.done, self.ttl)
         self.result.requests.append(billed)
         self.spent += billed.input_cost

@@ -41,19 +41,29 @@ NOT_CONVERSATION = frozenset({"progress", "file-history-snapshot", "queue-operat
                               "attachment", "permission-mode", "pr-link", "mode",
                               "frame-link"})
 CONVERSATION = frozenset({"user", "assistant", "system"})
+KNOWN = CONVERSATION | NOT_CONVERSATION
 RECENT = 1024                      # responses a copy is looked for among
 INTERRUPTED = "[Request interrupted by user"
 INTERRUPTED_TOOL = "[Request interrupted by user for tool use"
 
 
-def _human_text(content: object) -> str | None:
-    """The text of a string or text-only content, else None (tool results, images)."""
+def _blocks(content: object) -> tuple[str | None, bool]:
+    """The text of a string or text-only content (else None: tool results, images), and
+    whether it holds a tool result — in one pass over the blocks."""
     if isinstance(content, str):
-        return content
-    if isinstance(content, list) and content and all(
-            isinstance(b, dict) and b.get("type") == "text" for b in content):
-        return "".join(str(b.get("text", "")) for b in content)
-    return None
+        return content, False
+    if not isinstance(content, list) or not content:
+        return None, False
+    texts = True
+    for b in content:
+        kind = b.get("type") if isinstance(b, dict) else None
+        if kind != "text":
+            texts = False
+            if kind == "tool_result":
+                return None, True
+    if texts:
+        return "".join(str(b.get("text", "")) for b in content), False
+    return None, False
 
 
 def response_key(message_id: object, request_id: object) -> int:
@@ -107,35 +117,37 @@ class ClaudeCodeReader(LineReader):
         self.seen_lines += 1
         if not isinstance(obj, dict):
             return
-        kind = obj.get("type")
+        get = obj.get
+        kind = get("type")
         if not isinstance(kind, str):
             return
-        if kind in CONVERSATION or kind in NOT_CONVERSATION:
+        if kind in KNOWN:
             self.recognised += 1
-        time = parse_time(obj.get("timestamp"))
-        if kind != "assistant" and time is not None and obj.get("isSidechain") is not True:
+        time = parse_time(get("timestamp"))
+        sidechain = get("isSidechain") is True
+        if kind != "assistant" and time is not None and not sidechain:
             self.before = time                  # the last line a next request follows
         if kind not in CONVERSATION:
             return
-        self.where(obj.get("sessionId"), obj.get("cwd"), parse_time(obj.get("timestamp")))
-        side = obj.get("isSidechain") is True and not self.sidechains
+        self.where(get("sessionId"), get("cwd"), time)
+        side = sidechain and not self.sidechains
         if kind == "system":
-            if obj.get("subtype") == "compact_boundary" and not side:
+            if get("subtype") == "compact_boundary" and not side:
                 self.rec.compaction(time)
                 self.after_boundary = True
-            elif obj.get("subtype") == "api_error" and not side:
+            elif get("subtype") == "api_error" and not side:
                 self._unanswered()
             return
         if side:
             self.skipped["sidechain"] += 1
             return
-        message = obj.get("message")
+        message = get("message")
         if not isinstance(message, dict):
             self.skip_malformed()
             return
         if kind == "assistant":
             self.waiting = None
-            self._assistant(obj, message)
+            self._assistant(obj, message, time)
         else:
             self._user(obj, message, time)
 
@@ -148,16 +160,14 @@ class ClaudeCodeReader(LineReader):
 
     def _user(self, obj: dict, message: dict, time: float | None) -> None:
         content = message.get("content")
-        text = _human_text(content)
+        text, tool = _blocks(content)
         if text is not None and text.startswith(INTERRUPTED) and \
                 not text.startswith(INTERRUPTED_TOOL):
             self._unanswered()
         elif time is not None:
             self.waiting = time                 # a prompt: a request is sent now
         if text is None:
-            kind = TOOL if isinstance(content, list) and any(
-                isinstance(b, dict) and b.get("type") == "tool_result" for b in content) \
-                else CONTEXT
+            kind = TOOL if tool else CONTEXT
         elif self.after_boundary or obj.get("isCompactSummary") or obj.get("isMeta") or \
                 text.lstrip().startswith(MARKUP):
             kind = CONTEXT
@@ -165,21 +175,37 @@ class ClaudeCodeReader(LineReader):
             kind = USER
         if text is not None:
             self.after_boundary = False
-        self.rec.message(kind, json_size(content))
+        self.rec.message(kind, self.measure(content))
 
-    def _assistant(self, obj: dict, message: dict) -> None:
-        size = json_size(message.get("content"))
-        model = message.get("model")
-        usage = message.get("usage")
-        numbers = usage_numbers(usage) if isinstance(usage, dict) else None
-        if model == "<synthetic>":
+    def measure(self, content: object) -> int:
+        """The bytes of a message's content."""
+        return json_size(content)
+
+    _ids: tuple = ()                          # the last text ids keyed, and their key
+    _ids_key = 0
+
+    def _key(self, message_id: object, request_id: object) -> int:
+        """``response_key``, once for the lines of a response (they repeat its ids)."""
+        if type(message_id) is not str or request_id is not None and \
+                type(request_id) is not str:
+            return response_key(message_id, request_id)
+        if (message_id, request_id) != self._ids:
+            self._ids, self._ids_key = (message_id, request_id), \
+                response_key(message_id, request_id)
+        return self._ids_key
+
+    def _assistant(self, obj: dict, message: dict, time: float | None) -> None:
+        size = self.measure(message.get("content"))
+        if message.get("model") == "<synthetic>":
             self.skipped["synthetic"] += 1
             self.rec.message(ASSISTANT, size)
             return
-        key = response_key(message.get("id") or obj.get("uuid"), obj.get("requestId"))
+        usage = message.get("usage")
+        numbers = usage_numbers(usage) if isinstance(usage, dict) else None
+        key = self._key(message.get("id") or obj.get("uuid"), obj.get("requestId"))
         if key == self.last_key:              # another content block of the same response
             self.rec.grow(self.last_message, size)
-            self.rec.done(parse_time(obj.get("timestamp")))
+            self.rec.done(time)
             if numbers is not None:
                 self.rec.usage(numbers)
             return
@@ -193,6 +219,6 @@ class ClaudeCodeReader(LineReader):
         self.after_boundary = False
         index = self.rec.message(ASSISTANT, size)
         self.last_key, self.last_message = key, index
-        time = parse_time(obj.get("timestamp"))
+        model = message.get("model")
         self.rec.request(index, time, model if isinstance(model, str) else None, numbers,
                          key, sent=self.before if self.before is not None else time)

@@ -29,6 +29,8 @@ MAX_COUNT = 10 ** 15           # no request holds a quadrillion tokens: above is
 def count(x: object) -> int:
     """A token count from a file: a positive whole number below MAX_COUNT (an int, or a
     float or numeric string holding one, rounded); anything else 0."""
+    if type(x) is int:                         # the usual case, first
+        return x if 0 < x < MAX_COUNT else 0
     if isinstance(x, bool):
         return 0
     if isinstance(x, str):

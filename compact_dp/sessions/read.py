@@ -11,20 +11,26 @@ from __future__ import annotations
 from ..core.scan import CHUNK, open_source
 from ..errors import FormatError, InputError, NotASession, UsageError
 from .model import MAX_LINE, Session
+from .reader import LINE_ERRORS, feed_line
 from .recorder import TOKEN_MODES
 from .sniff import FORMATS, sniff
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import IO, Iterable, Iterator
+    from typing import IO, Callable, Iterable, Iterator
 
 HEAD = 1 << 16
 # a Claude Code line can be conversation only if it names one of these roles or types
 CLAUDE_MARKERS = (b'"user"', b'"assistant"', b'"system"')
 
 
-def reader_class(format: str):
+def reader_class(format: str, fast: bool = False):
+    """``fast``: a Claude Code session is read with orjson where it gives the same numbers
+    (``fast``; replay only: it costs an import the status line must not pay)."""
     if format == "claude-code":
+        if fast:
+            from .fast import FastClaudeCodeReader
+            return FastClaudeCodeReader
         from .claude_code import ClaudeCodeReader
         return ClaudeCodeReader
     if format == "codex":
@@ -35,9 +41,9 @@ def reader_class(format: str):
 
 
 def reader_for(format: str, tokens: str = "auto", keep: bool = True,
-               sidechains: bool = False):
+               sidechains: bool = False, fast: bool = False):
     """A reader of ``format`` telling a recorder (``keep``: a full session)."""
-    cls = reader_class(format)
+    cls = reader_class(format, fast)
     if sidechains:
         return cls(tokens, keep, sidechains=True)
     return cls(tokens, keep)
@@ -54,26 +60,6 @@ def chunks(stream: IO[bytes], head: bytes, chunk: int = CHUNK) -> Iterator[bytes
 
 
 BOM = b"\xef\xbb\xbf"
-# The readers check every shape they read (tests/test_bad_input.py feeds them any JSON), so
-# the one error a parsed line can still cause is nesting deeper than the stack; anything
-# else (TypeError, KeyError, …) is a bug, and must surface as one, not as a malformed line.
-LINE_ERRORS = (RecursionError,)
-
-
-def feed_line(reader, line: bytes, loads) -> None:
-    """One line into the reader: a line that is not JSON, or JSON of a shape the format
-    does not have, is skipped and counted — never an error for the whole file."""
-    try:
-        obj = loads(line)
-    except (ValueError, RecursionError):
-        reader.skip_bad_line()
-        return
-    try:
-        reader.feed(obj)
-    except LINE_ERRORS:
-        reader.skip_malformed()
-
-
 class LongLine:
     """A line longer than MAX_LINE: its length only (it is never parsed, so a 1 GB line
     costs no more memory than a short one)."""
@@ -186,8 +172,9 @@ def _hint(format: str, sniffed: bool) -> str:
 
 
 def read_session(paths: list[str], format: str = "auto", tokens: str = "auto",
-                 stdin: IO[bytes] | None = None) -> Session:
-    """The normalised, sized session of FILE... (``-`` or none: standard input)."""
+                 stdin: IO[bytes] | None = None, fast: bool = False) -> Session:
+    """The normalised, sized session of FILE... (``-`` or none: standard input);
+    ``fast``: with orjson where it gives the same numbers (``reader_class``)."""
     if format != "auto" and format not in FORMATS:
         raise UsageError(f"--format: {format!r} is not one of auto, {', '.join(FORMATS)}")
     if tokens not in TOKEN_MODES:
@@ -207,7 +194,7 @@ def read_session(paths: list[str], format: str = "auto", tokens: str = "auto",
         if found == "bash-agent":
             session = _bash_agent(paths, stream, head, stdin)
         else:
-            session = _jsonl(reader_for(found, tokens), stream, head, name,
+            session = _jsonl(reader_for(found, tokens, fast=fast), stream, head, name,
                              sniffed=format == "auto")
     except OSError as e:
         raise InputError(f"{name}: {e.strerror or e}") from None
@@ -220,12 +207,14 @@ def read_session(paths: list[str], format: str = "auto", tokens: str = "auto",
     return session
 
 
-def read_raw(path: str, format: str, sidechains: bool = False) -> Session:
+def read_raw(path: str, format: str, sidechains: bool = False, fast: bool = False
+             ) -> Session:
     """One file in a known format, sub-agents' lines included (their own files)."""
     stream = open_source(path, None)
     try:
         head = stream.read(HEAD)
-        return _jsonl(reader_for(format, sidechains=sidechains), stream, head, path)
+        return _jsonl(reader_for(format, sidechains=sidechains, fast=fast), stream, head,
+                      path)
     except OSError as e:
         raise InputError(f"{path}: {e.strerror or e}") from None
     finally:
@@ -265,8 +254,14 @@ def _jsonl(reader, stream: IO[bytes], head: bytes, name: str, sniffed: bool = Fa
         return finished(reader, b"", None, name, format, sniffed)
     markers = CLAUDE_MARKERS if format == "claude-code" else None
     rest: list[bytes] = []
+    fast_block: Callable[..., None] | None = None
+    if hasattr(reader, "feed_orjson"):
+        from .fast import feed_block as fast_block
     for block in line_blocks(chunks(stream, head), rest):
-        feed_block(reader, block, markers)
+        if fast_block is not None and not isinstance(block, LongLine):
+            fast_block(reader, block)
+        else:
+            feed_block(reader, block, markers)
     return finished(reader, b"".join(rest), markers, name, format, sniffed)
 
 

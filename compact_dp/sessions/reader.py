@@ -77,3 +77,23 @@ class LineReader:
             setattr(reader, name, value)
         reader.rec = Recorder.from_state(state["recorder"])
         return reader
+
+
+# The readers check every shape they read (tests/test_bad_input.py feeds them any JSON), so
+# the one error a parsed line can still cause is nesting deeper than the stack; anything
+# else (TypeError, KeyError, …) is a bug, and must surface as one, not as a malformed line.
+LINE_ERRORS = (RecursionError,)
+
+
+def feed_line(reader, line: bytes, loads) -> None:
+    """One line into the reader: a line that is not JSON, or JSON of a shape the format
+    does not have, is skipped and counted — never an error for the whole file."""
+    try:
+        obj = loads(line)
+    except (ValueError, RecursionError):
+        reader.skip_bad_line()
+        return
+    try:
+        reader.feed(obj)
+    except LINE_ERRORS:
+        reader.skip_malformed()

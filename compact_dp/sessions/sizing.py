@@ -51,8 +51,8 @@ def share(total: int, weights: list[int]) -> list[int]:
     """Whole numbers in proportion to ``weights`` that sum to ``total`` exactly (the
     largest remainders get the leftover units; equal shares when all weights are 0)."""
     n = len(weights)
-    if n == 0:
-        return []
+    if n < 2:                            # (all of it to one: the usual growth, one message)
+        return [total] if n else []
     w = [max(0, x) for x in weights]
     whole = sum(w)
     if whole == 0:

@@ -15,24 +15,49 @@ def _days_from_civil(y: int, m: int, d: int) -> int:
     return era * 146097 + doe - 719468
 
 
+MINUTES: dict[str, int | None] = {}   # "2026-02-10T21:11" -> its seconds (None: not a time)
+
+
+def _minute(text: str) -> int | None:
+    """Seconds since the epoch of a timestamp's minute (its first 16 characters), read once
+    per minute: a session's lines share their minutes, and a reader parses every line's."""
+    key = text[:16]
+    try:
+        return MINUTES[key]
+    except KeyError:
+        pass
+    if len(MINUTES) >= 4096:
+        MINUTES.clear()
+    seconds: int | None = None
+    try:
+        y, mo, d = int(text[0:4]), int(text[5:7]), int(text[8:10])
+        h, mi = int(text[11:13]), int(text[14:16])
+        seconds = ((_days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60
+    except ValueError:
+        pass
+    MINUTES[key] = seconds
+    return seconds
+
+
 def parse_time(text: object) -> float | None:
     """Seconds since the epoch, or None for anything that is not a timestamp."""
+    if isinstance(text, str):
+        if len(text) < 10:
+            return None
+        try:
+            if len(text) >= 20 and text[4] == "-" and text[7] == "-" and \
+                    text[10] in "Tt " and text[-1] in "Zz":
+                minute = _minute(text)
+                return None if minute is None else minute + float(text[17:-1])
+            from datetime import datetime, timezone
+            stamp = datetime.fromisoformat(text)
+            if stamp.tzinfo is None:
+                stamp = stamp.replace(tzinfo=timezone.utc)
+            return stamp.timestamp()
+        except (ValueError, IndexError):
+            return None
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         if not 0 <= text < 1e14:             # not a time: garbage, NaN or infinite
             return None
         return float(text) / (1000.0 if text > 1e11 else 1.0)
-    if not isinstance(text, str) or len(text) < 10:
-        return None
-    try:
-        if len(text) >= 20 and text[4] == "-" and text[7] == "-" and text[10] in "Tt " and \
-                text.endswith(("Z", "z")):
-            y, mo, d = int(text[0:4]), int(text[5:7]), int(text[8:10])
-            h, mi, sec = int(text[11:13]), int(text[14:16]), float(text[17:-1])
-            return ((_days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60 + sec
-        from datetime import datetime, timezone
-        stamp = datetime.fromisoformat(text)
-        if stamp.tzinfo is None:
-            stamp = stamp.replace(tzinfo=timezone.utc)
-        return stamp.timestamp()
-    except (ValueError, IndexError):
-        return None
+    return None

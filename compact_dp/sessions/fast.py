@@ -1,0 +1,104 @@
+"""Reading Claude Code sessions for replay: orjson where it gives the standard reading's
+numbers, the standard reading wherever it might not.
+
+A history is mostly tool output and progress lines, and the standard reading (the C
+scanner of the standard library, through ``lightjson``) spends most of a replay's time
+parsing them.  orjson parses a line in a third of the time, but costs ~17 ms to import, so
+only replay, backtest and batch read this way; the decision, the status line and the hooks
+read with ``lightjson`` (tests/test_live_input.py checks what they import).
+
+orjson and the standard library parse a line to the same values, but:
+
+* orjson refuses what the standard reading accepts or skips in its own way (a BOM, lone
+  surrogates, NaN, Infinity, numbers beyond a double, nesting deeper than 1,024): a line
+  orjson refuses is read the standard way;
+* orjson makes an integer beyond 64 bits a float.  A reader uses numbers only as token
+  counts and times (where such a number and its float are both garbage: 0 and no time),
+  in a message's size and in a response's ids: a line whose message content holds a float
+  or whose ids are not text is read again the standard way (``Unsure``), before anything
+  of it is counted.
+
+Either way every number is the standard reading's: tests/test_fast.py compares the two on
+real sessions, and ``make bench`` on every file of the corpus.
+"""
+
+from __future__ import annotations
+
+import orjson
+
+from ..lightjson import loads as standard_loads
+from .claude_code import ClaudeCodeReader
+from .jsonsize import sizer
+from .reader import feed_line
+
+
+class Unsure(Exception):
+    """orjson's value of this line might not be the standard library's."""
+
+
+def _unsure_of_floats(x: int | float) -> int:
+    if isinstance(x, float):
+        raise Unsure
+    return len(repr(x))
+
+
+content_size = sizer(_unsure_of_floats)
+TEXT = (str, type(None))                        # ids of these types are read the same
+
+
+class FastClaudeCodeReader(ClaudeCodeReader):
+    """A Claude Code reader fed orjson's values: each message's content is measured before
+    the line is fed, so a line it cannot be sure of is fed again, the standard way, with
+    nothing of it counted yet."""
+
+    measured: int | None = None
+
+    def feed_orjson(self, obj: object) -> None:
+        size = None
+        if type(obj) is dict:
+            kind = obj.get("type")
+            message = obj.get("message")
+            if (kind == "user" or kind == "assistant") and type(message) is dict:
+                try:
+                    size = content_size(message.get("content"))
+                except RecursionError:          # the standard reading says what it is
+                    raise Unsure from None
+                if kind == "assistant" and not (
+                        type(message.get("id")) in TEXT and type(obj.get("uuid")) in TEXT
+                        and type(obj.get("requestId")) in TEXT):
+                    raise Unsure
+        self.measured = size                    # for this line only
+        try:
+            self.feed(obj)
+        finally:
+            self.measured = None
+
+    def measure(self, content: object) -> int:
+        return super().measure(content) if self.measured is None else self.measured
+
+
+def feed_block(reader: FastClaudeCodeReader, block: bytes) -> None:
+    """The complete lines of a block, as ``read.feed_block`` feeds them (the same lines:
+    those that can be conversation), each parsed by orjson where it can be — found in
+    place, with no copy of each line (most bytes are in lines copied for nothing)."""
+    parse, refused, find = orjson.loads, orjson.JSONDecodeError, block.find
+    view = memoryview(block)
+    end = len(block)
+    start = 0
+    while start < end:
+        stop = find(b"\n", start)
+        if stop < 0:
+            stop = end
+        if find(b'"user"', start, stop) >= 0 or find(b'"assistant"', start, stop) >= 0 or \
+                find(b'"system"', start, stop) >= 0:
+            # (a line with a marker is not blank)
+            try:
+                obj = parse(view[start:stop])
+            except refused:
+                feed_line(reader, block[start:stop], standard_loads)
+            else:
+                try:
+                    reader.feed_orjson(obj)
+                except Unsure:
+                    feed_line(reader, block[start:stop], standard_loads)
+        start = stop + 1
