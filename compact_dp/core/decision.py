@@ -70,7 +70,9 @@ def decide_conversation(values: dict[str, AwkValue], conv: Conversation, model: 
     came from.
     """
     if model.turn_keep:
-        return turn_keep(values["ratio"].num, conv)
+        dec = turn_keep(values["ratio"].num, conv)
+        dec.unit = unit
+        return dec
     NR, T = conv.nr, conv.total
     dec = Decision(model, NR, T, conv.user_count(model.v2_users), conv, whole)
     dec.unit = unit
