@@ -122,7 +122,7 @@ def backtest_session(path: str, environ: Mapping[str, str], every: int | None = 
     """One session's points and its policies, as plain data."""
     from ..agents import agent_of
     from ..engine import model_named
-    from ..errors import UsageError
+    from ..errors import FormatError
     from ..question import Options, decide_session
     from ..sessions.read import read_session
     from .run import replay_session, setting_for
@@ -130,8 +130,8 @@ def backtest_session(path: str, environ: Mapping[str, str], every: int | None = 
     session = read_session([path])
     agent = agent_of(session.format)
     if not agent.whole or not session.has_usage:
-        raise UsageError(f"{path}: backtest needs a Claude Code or Codex session with "
-                         "recorded usage")
+        raise FormatError(f"{path}: backtest needs a Claude Code or Codex session with "
+                          "recorded usage")
     model = model_named(environ.get("COMPACT_DP_MODEL") or agent.model)
     setting = setting_for(session, {}, model, True, 0, None, None, environ)
     seen = moments(path, session.format, every)
