@@ -32,8 +32,7 @@ def build(env: Env):
     def backtest(files: list[str] | None, every: str | None, json: bool,
                  jobs: str | None) -> int:
         return backtest_command(env, files or [], every, json, jobs)
-    return command("backtest", backtest, OPTIONS, "Session files or folders.", DOC,
-                   "[FILE]...")
+    return command("backtest", backtest, OPTIONS, "Session files or folders.", DOC)
 
 
 def _one(args: tuple[str, int | None, dict[str, str]]) -> dict:

@@ -33,7 +33,7 @@ def build(env: Env):
                   source: str | None, dry_run: bool, json: bool) -> int:
         return calibrate_command(env, files or [], output, fresh, source, dry_run, json)
     return command("calibrate", calibrate, OPTIONS, "Session files or folders.", DOC,
-                   "[DIR]...")
+                   "DIR")
 
 
 def calibrate_command(env: Env, paths: list[str], output: str | None, fresh: bool,
