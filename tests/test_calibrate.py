@@ -90,3 +90,33 @@ def test_a_valid_profile_next_to_the_broken_ones_is_used(tmp_path):
     obj = decide({"COMPACT_DP_PROFILE": str(path)})
     assert obj["session"]["profile"] == {"source": "a test profile", "path": str(path)}
     assert obj["derived"]["R"] == 10.0 * (obj["session"]["requests"] + 1) ** 0.5
+
+
+# --- where the profile is ----------------------------------------------------------------------
+
+@pytest.fixture
+def home(tmp_path, monkeypatch) -> Path:
+    """The fixture home of tests/test_history.py, and this process's own HOME somewhere
+    else: the environment a command is given is the whole truth."""
+    from .test_history import make_home
+    monkeypatch.setenv("HOME", str(tmp_path / "the process's own home"))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    return make_home(tmp_path)
+
+
+def test_the_user_profile_is_in_the_given_homes_config_folder(home, tmp_path):
+    r = run_main("calibrate", environ={"HOME": str(home)})
+    target = home / ".config" / "compact-dp" / "profile.json"
+    assert r.status == 0, r.err
+    assert f"calibrate: profile written to {target}" in r.err
+    assert target.is_file() and not (tmp_path / "the process's own home").exists()
+    obj = decide({"HOME": str(home)})
+    assert obj["session"]["profile"]["path"] == str(target)
+
+
+def test_without_a_home_there_is_no_user_profile(home):
+    (home / ".config" / "compact-dp").mkdir(parents=True)
+    (home / ".config" / "compact-dp" / "profile.json").write_text(json.dumps(a_profile()))
+    assert decide({})["session"]["profile"]["path"] == BUILT_IN
+    r = run_main("calibrate", str(home / ".claude"), environ={})
+    assert r.status == 2 and "--output" in r.err and len(r.err.splitlines()) == 1

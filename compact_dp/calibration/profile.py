@@ -109,14 +109,14 @@ def _number(x: object, what: str, lo: float = -math.inf, hi: float = math.inf) -
     return float(x)
 
 
-def config_dir(environ: Mapping[str, str]) -> str:
-    """$XDG_CONFIG_HOME/compact-dp, else ~/.config/compact-dp."""
-    base = environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return os.path.join(base, "compact-dp")
-
-
-def user_profile_path(environ: Mapping[str, str]) -> str:
-    return os.path.join(config_dir(environ), "profile.json")
+def user_profile_path(environ: Mapping[str, str]) -> str | None:
+    """$XDG_CONFIG_HOME/compact-dp/profile.json, else $HOME/.config/compact-dp/...; None
+    without either: the environment given is the whole truth, as for the session folders
+    (history.default_folders), so that a caller's own environment is never mixed with the
+    process's."""
+    home = environ.get("HOME")
+    base = environ.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if home else "")
+    return os.path.join(base, "compact-dp", "profile.json") if base else None
 
 
 _CACHE: dict[str, Profile] = {}
@@ -128,8 +128,8 @@ def load_profile(environ: Mapping[str, str]) -> Profile:
     read, or holds anything but a valid profile, is passed over for the built-in one
     (the decision must never fail on it)."""
     named = environ.get("COMPACT_DP_PROFILE")
-    candidates = [] if named == "none" else [named] if named else \
-        [user_profile_path(environ)]
+    mine = user_profile_path(environ)
+    candidates = [] if named == "none" else [named] if named else [mine] if mine else []
     for path in candidates + [BUILT_IN]:
         if path in _CACHE:
             return _CACHE[path]
