@@ -4,11 +4,13 @@ happened, scored; checked on hand-made sessions whose future the test knows."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
 
 from .conftest import INPUTS, ROOT, run_main
+from .session_fixtures import claude_turns, codex_lines
 
 EXAMPLES = ROOT / "examples"
 
@@ -72,3 +74,219 @@ def test_a_folder_with_nothing_to_measure_is_one_error_line(tmp_path):
     (tmp_path / "chat.json").write_bytes((EXAMPLES / "openai-chat.json").read_bytes())
     (tmp_path / "notes.jsonl").write_bytes(b"garbage\n")
     one_error_line(run_main("backtest", str(tmp_path)), "no session to backtest", "2 files")
+
+
+# --- hand-made sessions whose future the test knows -----------------------------------------
+#
+# claude_turns: every prompt read whole from the cache the last one wrote, 2 s apart, nothing
+# uncached.  The test profile makes R = 10 (j + 1)^0.5 and says what a compaction leaves: V +
+# 2,000 tokens, 4,000 of them cached, after a summary of 1,000.
+
+READ, WRITE, OUT = 0.5, 6.25, 25.0          # claude-opus-4-6, $/MTok (docs/pricing.md)
+LEFT_EXTRA, LEFT_CACHED, SUMMARY = 2000.0, 4000.0, 1000.0
+A_TURNS = [3, 5, 7, 9, 11]                  # turn ends at j = 3, 8, 15, 24: R = 20 … 50
+
+
+@pytest.fixture(autouse=True)
+def fresh_profiles(monkeypatch):
+    from compact_dp.calibration import profile
+    monkeypatch.setattr(profile, "_CACHE", {})
+
+
+@pytest.fixture
+def env(tmp_path) -> dict[str, str]:
+    path = tmp_path / "profile.json"
+    path.write_text(json.dumps({
+        "profile_version": 1, "source": "a test profile", "exponent": 0.5,
+        "end_chance": [-1.0, -0.5, 0.25],
+        "agents": {"*": {"level": 10.0},
+                   "claude-code": {"level": 10.0, "summary_tokens": SUMMARY,
+                                   "after_extra": LEFT_EXTRA, "after_cached": LEFT_CACHED}}}))
+    return {"COMPACT_DP_PROFILE": str(path)}
+
+
+def test_the_prices_are_the_tables():
+    from compact_dp.pricing.table import find
+    p = find("claude-opus-4-6")
+    assert (p.cache_read, p.write("5m"), p.output) == (READ, WRITE, OUT)
+
+
+class Known:
+    """A hand-made session, written to a file, and what the test knows of its future."""
+
+    def __init__(self, tmp_path: Path, turns: list[int], grow: int, name: str):
+        from compact_dp.sessions.read import read_session
+        self.builder = claude_turns(turns, grow=grow)
+        self.path = tmp_path / name
+        self.path.write_bytes(self.builder.text())
+        self.turns = turns
+        self.prompts = [r["prompt"] for r in self.builder.requests]
+        self.n = len(self.prompts)
+        read = read_session([str(self.path)])      # the reader's message sizes
+        self.tokens, self.kinds = read.tokens, read.kinds
+        self.seen = [r.seen for r in read.requests]
+        self.V = read.segment_prefixes[0]
+
+    def turn_ends(self) -> list[int]:
+        return [sum(self.turns[:t]) for t in range(1, len(self.turns))]
+
+    def points(self, every: int | None = None) -> list[tuple[int, str]]:
+        ends = self.turn_ends()
+        extra = [j for j in range(1, self.n) if every and j % every == 0 and j not in ends]
+        return sorted([(j, "turn") for j in ends] + [(j, "request") for j in extra])
+
+    def context(self, j: int, kind: str) -> int:
+        """The context when the agent would compact: before the turn's human message, or
+        everything the request is about to send."""
+        if kind == "turn":
+            users = [i for i, k in enumerate(self.kinds) if k == "user"]
+            return sum(self.tokens[:users[self.turn_ends().index(j) + 1]])
+        return sum(self.tokens[:self.seen[j]])
+
+    def realized(self, j: int, kind: str) -> float:
+        """What compacting once before request j saves, billed by hand: the summary request
+        reads what the last prompt cached and writes the rest and its 70-token
+        instruction; request j reads the 4,000 cached tokens of what the compaction left;
+        every later request sends D = V + context − left fewer tokens, read from the cache."""
+        p, ctx = self.prompts, self.context(j, kind)
+        left = self.V + LEFT_EXTRA
+        D = self.V + ctx - left
+
+        def cost(prompt: float, read: float) -> float:
+            return (read * READ + (prompt - read) * WRITE) / 1e6
+        summary_prompt = self.V + ctx + 70
+        summary = cost(summary_prompt, min(p[j - 1], summary_prompt)) + SUMMARY * OUT / 1e6
+        after = p[j] - D
+        saved = cost(p[j], p[j - 1]) - cost(after, min(LEFT_CACHED, after))
+        saved += (self.n - 1 - j) * D * READ / 1e6
+        return saved - summary
+
+    def recorded_input_cost(self) -> float:
+        p = self.prompts
+        return (p[0] * WRITE + sum(p[i - 1] * READ + (p[i] - p[i - 1]) * WRITE
+                                   for i in range(1, self.n))) / 1e6
+
+    def said(self, j: int, kind: str, env: dict, time: float) -> dict:
+        """The decision on the transcript as it stood: the lines before the turn's human
+        message, or before request j's reply."""
+        from compact_dp import api
+        marker = f"task {self.turn_ends().index(j) + 1}:" if kind == "turn" else \
+            f'"requestId":"req_'
+        starts = [i for i, line in enumerate(self.builder.lines) if marker in line]
+        if kind == "turn":
+            cut = starts[0]
+        else:
+            firsts = sorted({json.loads(self.builder.lines[i])["requestId"]: i
+                             for i in reversed(starts)}.values())
+            cut = firsts[j]
+        data = ("\n".join(self.builder.lines[:cut]) + "\n").encode()
+        return api.load(data).decide(environ=env, now=time).as_dict()
+
+
+def backtest(env: dict, *args: str) -> dict:
+    r = run_main("backtest", "--json", "--jobs", "1", *args, environ=env)
+    assert r.status == 0, r.err
+    return json.loads(r.out)
+
+
+def stamp_seconds(line: str) -> float:
+    from datetime import datetime
+    return datetime.fromisoformat(json.loads(line)["timestamp"].replace("Z", "+00:00")
+                                  ).timestamp()
+
+
+@pytest.mark.parametrize("every", [None, 5])
+def test_each_point_puts_what_was_said_then_beside_what_happened(every, env, tmp_path):
+    known = Known(tmp_path, A_TURNS, 4000, "a.jsonl")
+    args = ["--every", str(every)] if every else []
+    (session,) = backtest(env, *args, str(known.path))["sessions"]
+    assert [(p["request"], p["kind"]) for p in session["points"]] == known.points(every)
+    for p in session["points"]:
+        j, kind = p["request"], p["kind"]
+        assert p["remaining"] == known.n - j
+        assert p["forecast"] == 10.0 * (j + 1) ** 0.5
+        assert "a test profile" in p["horizon"]
+        if kind == "turn":
+            human = next(line for line in known.builder.lines
+                         if f"task {known.turn_ends().index(j) + 1}:" in line)
+            assert p["time"] == stamp_seconds(human)
+        said = known.said(j, kind, env, p["time"])
+        assert said["session"]["requests"] == j
+        assert (p["predicted"], p["benefit"], p["compact"]) == \
+            (said["terms"]["billed"], said["best_benefit"], said["decision"] == "compact")
+        assert p["realized"] == pytest.approx(known.realized(j, kind), rel=1e-9, abs=1e-12)
+
+
+def spearman_by_hand(x: list[float], y: list[float]) -> float:
+    def ranks(v):
+        return [sum(1 for w in v if w < a) + (sum(1 for w in v if w == a) - 1) / 2 for a in v]
+    a, b = ranks(x), ranks(y)
+    ma, mb = sum(a) / len(a), sum(b) / len(b)
+    cov = sum((p - ma) * (q - mb) for p, q in zip(a, b))
+    return cov / math.sqrt(sum((p - ma) ** 2 for p in a) * sum((q - mb) ** 2 for q in b))
+
+
+def scores_by_hand(rows: list[tuple[int, float, int, float, float, bool]]) -> dict:
+    """(j, forecast, remaining, predicted, realized, compact) → the scores as docs/backtest.md
+    defines them."""
+    R = [r[1] for r in rows]
+    actual = [r[2] for r in rows]
+    said, got = [r[3] for r in rows], [r[4] for r in rows]
+    log = sum(abs(math.log(p / a)) for p, a in zip(R, actual)) / len(rows)
+    elapsed = sum(abs(math.log(max(r[0], 1) / r[2])) for r in rows) / len(rows)
+    ratios = sorted(p / g for p, g in zip(said, got) if g > 0)
+    mid = len(ratios) // 2
+    advised = [r for r in rows if r[5]]
+    return {"points": len(rows), "forecast_bias": sum(R) / sum(actual),
+            "forecast_log_error": log, "elapsed_log_error": elapsed,
+            "forecast_log_error_vs_elapsed": log / elapsed,
+            "dollars_sum_ratio": sum(said) / sum(got),
+            "dollars_median_ratio": ratios[mid] if len(ratios) % 2 else
+            (ratios[mid - 1] + ratios[mid]) / 2,
+            "dollars_spearman": spearman_by_hand(said, got),
+            "compact_advice": len(advised),
+            "compact_advice_paid": sum(1 for r in advised if r[4] > 0) / len(advised)}
+
+
+def rows_by_hand(known: Known, env: dict, points: list[dict]) -> list[tuple]:
+    out = []
+    for p in points:
+        j, kind = p["request"], p["kind"]
+        said = known.said(j, kind, env, p["time"])
+        out.append((j, 10.0 * (j + 1) ** 0.5, known.n - j, said["terms"]["billed"],
+                    known.realized(j, kind), said["decision"] == "compact"))
+    return out
+
+
+def assert_scores(scores: dict, expected: dict) -> None:
+    assert set(scores) == set(expected)
+    for k, v in expected.items():
+        assert scores[k] == pytest.approx(v, rel=1e-9, abs=1e-12), k
+
+
+def test_the_scores_are_the_points_scored_by_their_definitions(env, tmp_path):
+    known = Known(tmp_path, A_TURNS, 4000, "a.jsonl")
+    (session,) = backtest(env, "--every", "5", str(known.path))["sessions"]
+    expected = scores_by_hand(rows_by_hand(known, env, session["points"]))
+    assert 0 < expected["compact_advice"] < expected["points"]     # the test tells both
+    assert_scores(session["scores"], expected)
+
+
+def test_a_codex_point_mid_turn_sees_what_the_request_saw_not_its_output(env, tmp_path):
+    """Codex writes a request's usage after its output items: the decision before it is
+    the one on the file cut before them."""
+    from compact_dp import api
+    lines, expect = codex_lines()
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    (session,) = backtest(env, "--every", "1", str(path))["sessions"]
+    assert [(p["request"], p["kind"]) for p in session["points"]] == \
+        [(1, "request"), (2, "request"), (3, "turn")]
+    for p, reply in zip(session["points"], ["Adding the flag.", "Added --verbose."]):
+        cut = next(i for i, line in enumerate(lines) if reply in line)
+        said = api.load(("\n".join(lines[:cut]) + "\n").encode()).decide(
+            environ=env, now=p["time"]).as_dict()
+        assert said["session"]["requests"] == p["request"]
+        assert (p["predicted"], p["benefit"]) == (said["terms"]["billed"], said["best_benefit"])
+    assert [p["remaining"] for p in session["points"]] == \
+        [expect["requests"] - j for j in (1, 2, 3)]
