@@ -265,10 +265,14 @@ def assert_scores(scores: dict, expected: dict) -> None:
 
 
 def test_the_scores_are_the_points_scored_by_their_definitions(env, tmp_path):
-    known = Known(tmp_path, A_TURNS, 4000, "a.jsonl")
+    """A last turn of one request: compacting before it is advised (R says 60 more) and
+    loses, so the scores see advice that did not pay and a saving below 0."""
+    known = Known(tmp_path, A_TURNS + [1], 4000, "a.jsonl")
     (session,) = backtest(env, "--every", "5", str(known.path))["sessions"]
-    expected = scores_by_hand(rows_by_hand(known, env, session["points"]))
+    rows = rows_by_hand(known, env, session["points"])
+    expected = scores_by_hand(rows)
     assert 0 < expected["compact_advice"] < expected["points"]     # the test tells both
+    assert any(r[5] and r[4] < 0 for r in rows) and 0 < expected["compact_advice_paid"] < 1
     assert_scores(session["scores"], expected)
 
 
@@ -290,3 +294,197 @@ def test_a_codex_point_mid_turn_sees_what_the_request_saw_not_its_output(env, tm
         assert (p["predicted"], p["benefit"]) == (said["terms"]["billed"], said["best_benefit"])
     assert [p["remaining"] for p in session["points"]] == \
         [expect["requests"] - j for j in (1, 2, 3)]
+
+
+def test_the_policies_are_set_against_what_was_recorded_and_hindsight(env, tmp_path):
+    known = Known(tmp_path, A_TURNS, 4000, "a.jsonl")
+    (session,) = backtest(env, str(known.path))["sessions"]
+    runs = session["policies"]
+    assert list(runs) == ["recorded", "dp", "hindsight", "threshold:60", "threshold:83"]
+    recorded = runs["recorded"]
+    prompts = known.prompts
+    assert recorded["comparable_cost"] == pytest.approx(known.recorded_input_cost(), rel=1e-12)
+    assert (recorded["requests"], recorded["compactions"], recorded["peak_context"]) == \
+        (known.n, 0, max(prompts))
+    assert recorded["cache_read_tokens"] == sum(prompts[:-1])
+    best = recorded["comparable_cost"] - runs["hindsight"]["comparable_cost"]
+    assert best > 0
+    for name, run in runs.items():
+        if name == "recorded":
+            assert "saving" not in run and "hindsight_share" not in run
+            continue
+        assert run["saving"] == recorded["comparable_cost"] - run["comparable_cost"]
+        assert run["hindsight_share"] == pytest.approx(run["saving"] / best, rel=1e-12)
+        assert run["summary_output_cost"] == pytest.approx(run["compactions"] * SUMMARY * OUT /
+                                                           1e6, rel=1e-12)
+    assert session["dp_beats_thresholds"] == (
+        runs["dp"]["comparable_cost"] < runs["threshold:60"]["comparable_cost"] and
+        runs["dp"]["comparable_cost"] < runs["threshold:83"]["comparable_cost"])
+
+
+def test_the_total_pools_every_point_and_holds_the_policy_goals_to_long_sessions(env,
+                                                                                tmp_path):
+    """The scores over all points of all sessions; dp's share of hindsight and the
+    thresholds only over sessions of 100 requests or more (100 counts, 99 does not)."""
+    a = Known(tmp_path, A_TURNS, 4000, "a.jsonl")
+    long = Known(tmp_path, [10, 15, 5, 20, 10, 25, 15], 1500, "long.jsonl")
+    short = Known(tmp_path, [10, 15, 5, 20, 10, 25, 14], 1500, "short.jsonl")
+    assert (long.n, short.n) == (100, 99)
+    obj = backtest(env, str(a.path), str(long.path), str(short.path))
+    by_name = {Path(s["session"]).name: s for s in obj["sessions"]}
+    rows = [row for known in (a, long, short)
+            for row in rows_by_hand(known, env, by_name[known.path.name]["points"])]
+    total = obj["total"]
+    assert (total["sessions"], total["long_sessions"]) == (3, 1)
+    assert_scores(total["scores"], scores_by_hand(rows))
+    dp = by_name["long.jsonl"]["policies"]["dp"]
+    assert total["dp_hindsight_share_median"] == dp["hindsight_share"]
+    assert total["dp_beats_thresholds_share"] == \
+        (1.0 if by_name["long.jsonl"]["dp_beats_thresholds"] else 0.0)
+
+
+POINT = {"request", "kind", "time", "forecast", "horizon", "remaining", "predicted",
+         "benefit", "compact", "realized"}
+SCORES = {"points", "forecast_bias", "forecast_log_error", "elapsed_log_error",
+          "forecast_log_error_vs_elapsed", "dollars_sum_ratio", "dollars_median_ratio",
+          "dollars_spearman", "compact_advice", "compact_advice_paid"}
+RUN = {"policy", "requests", "compactions", "forced", "input_cost", "output_cost",
+       "summary_cost", "summary_output_cost", "unrecorded_cost", "comparable_cost",
+       "total_cost", "cache_read_tokens", "cache_write_tokens", "peak_context",
+       "mean_context", "cache_hit_share"}
+
+
+def test_the_json_has_these_fields_and_no_others(env, tmp_path):
+    """docs/backtest.md lists them: what each means is checked above."""
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    known = Known(folder, A_TURNS, 4000, "a.jsonl")
+    (folder / "chat.json").write_bytes((EXAMPLES / "openai-chat.json").read_bytes())
+    obj = backtest(env, "--every", "5", str(folder))
+    assert set(obj) == {"schema_version", "sessions", "total", "skipped"}
+    assert obj["schema_version"] == 1
+    assert obj["skipped"] == [{"session": str(folder / "chat.json"), "error":
+                               "backtest needs a Claude Code or Codex session with recorded "
+                               "usage"}]
+    (s,) = obj["sessions"]
+    assert set(s) == {"session", "format", "requests", "points", "policies", "scores",
+                      "dp_beats_thresholds"}
+    assert (s["session"], s["format"], s["requests"]) == (str(known.path), "claude-code",
+                                                          known.n)
+    assert isinstance(s["dp_beats_thresholds"], bool)
+    assert set(s["scores"]) == SCORES
+    for p in s["points"]:
+        assert set(p) == POINT
+        assert p["kind"] in ("turn", "request") and isinstance(p["compact"], bool)
+        assert all(isinstance(p[k], (int, float)) for k in POINT - {"kind", "horizon",
+                                                                    "compact"})
+    for name, run in s["policies"].items():
+        assert set(run) == RUN | ({"saving", "hindsight_share"} if name != "recorded"
+                                  else set())
+        assert run["policy"] == name and run["requests"] == known.n
+    assert set(obj["total"]) == {"sessions", "scores", "long_sessions",
+                                 "dp_hindsight_share_median", "dp_beats_thresholds_share"}
+    assert obj["total"]["scores"] == s["scores"]
+
+
+def test_a_session_without_a_turn_end_has_no_scores(env, tmp_path):
+    one = Known(tmp_path, [6], 700, "one.jsonl")
+    (s,) = backtest(env, str(one.path))["sessions"]
+    assert (s["points"], s["scores"]) == ([], None)
+    assert not s["dp_beats_thresholds"]             # all cost the same: dp is not cheaper
+    table = run_main("backtest", str(one.path), environ={**env, "COLUMNS": "200"}).out
+    row = next(line for line in table.splitlines() if "one.jsonl |" in line)
+    assert [c.strip() for c in row.strip("|").split("|")][1:] == ["6", "0"] + ["-"] * 6
+
+
+def test_the_table_fits_80_columns_and_cuts_long_paths_from_the_left(env, tmp_path):
+    deep = tmp_path / ("a-folder-with-a-long-name-" * 4) / "and-a-session-file.jsonl"
+    deep.parent.mkdir(parents=True)
+    deep.write_bytes(claude_turns(A_TURNS, grow=4000).text())
+    out = run_main("backtest", str(deep), environ={**env, "COLUMNS": "80"}).out
+    assert all(len(line) <= 80 for line in out.splitlines()), out
+    assert str(deep) not in out and "…" in out and "and-a-session-file.jsonl" in out
+    assert "total · 1 sessions" in out and "goal" in out
+    wide = run_main("backtest", str(deep), environ={**env, "COLUMNS": "250"}).out
+    header = next(line for line in wide.splitlines() if line.startswith("|"))
+    for column in ("session", "requests", "points", "R / actual", "log err / elapsed's",
+                   "$ said / got", "ρ", "compact paid", "dp vs best"):
+        assert column in header
+
+
+def run_with_stderr(args: list[str], terminal: bool) -> bytes:
+    """The command's standard error, on a pseudo-terminal or a pipe."""
+    import os
+    import subprocess
+
+    from .conftest import clean_env, command_path
+    if not terminal:
+        return subprocess.run([command_path(), *args], capture_output=True,
+                              env=clean_env(COLUMNS="80"), timeout=60).stderr
+    master, slave = os.openpty()
+    p = subprocess.Popen([command_path(), *args], stdout=subprocess.DEVNULL, stderr=slave,
+                         env=clean_env(COLUMNS="80", TERM="xterm"))
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:                         # the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(master)
+    assert p.wait(timeout=60) == 0
+    return b"".join(chunks)
+
+
+def test_a_progress_bar_only_on_a_terminal(tmp_path):
+    files = []
+    for i, turns in enumerate(([2, 3], [3, 2], [4, 4])):
+        f = tmp_path / f"s{i}.jsonl"
+        f.write_bytes(claude_turns(turns).text())
+        files.append(str(f))
+    assert b"backtesting" in run_with_stderr(["backtest", "--jobs", "1", *files], True)
+    assert run_with_stderr(["backtest", "--jobs", "1", *files], False) == b""
+
+
+# --- the corpus ---------------------------------------------------------------------------------
+
+def corpus_sample(count: int = 3) -> list[str]:
+    """The smallest files of ≥ 100 requests of each agent in the shared corpus."""
+    import subprocess
+
+    from .conftest import NO_SHARED, SHARED
+    unpack = SHARED / "transcripts" / "corpus" / "unpack"
+    if not unpack.exists():
+        pytest.skip(NO_SHARED)
+    folder = Path(subprocess.run([str(unpack)], capture_output=True, text=True,
+                                 check=True).stdout.strip())
+    rows = [line.split("\t") for line in (folder / "MANIFEST.tsv").read_text().splitlines()]
+    head = rows[0]
+    table = [dict(zip(head, r)) for r in rows[1:]]
+    out = []
+    for agent in ("claude-code", "codex"):
+        long = sorted((int(r["bytes"]), r["path"]) for r in table
+                      if r["path"].startswith(agent + "/") and int(r["requests"]) >= 100)
+        out += [str(folder / path) for _, path in long[:count]]
+    return out
+
+
+def test_a_sample_of_the_corpus_reports_every_goal():
+    files = corpus_sample(2)
+    r = run_main("backtest", "--json", *files)
+    assert r.status == 0, r.err
+    obj = json.loads(r.out)
+    total = obj["total"]
+    assert total["sessions"] == len(files)
+    assert total["long_sessions"] == sum(s["requests"] >= 100 for s in obj["sessions"]) > 0
+    for name in ("forecast_bias", "forecast_log_error_vs_elapsed", "dollars_median_ratio",
+                 "dollars_spearman"):
+        assert isinstance(total["scores"][name], float) and math.isfinite(
+            total["scores"][name]), name
+    assert isinstance(total["dp_hindsight_share_median"], float)
+    assert 0.0 <= total["dp_beats_thresholds_share"] <= 1.0
+    out = run_main("backtest", *files, environ={"COLUMNS": "80"}).out
+    assert "goal 0.75–1.33" in out and "goal ≥ 70 %" in out
