@@ -13,6 +13,7 @@ from compact_dp.calibration import profile as profile_module
 from compact_dp.calibration.profile import BUILT_IN
 
 from .conftest import ROOT, run_main
+from .session_fixtures import claude_turns
 
 EXAMPLE = str(ROOT / "examples" / "claude-code.jsonl")
 BUILT_IN_FIGURES = json.loads(Path(BUILT_IN).read_text())
@@ -120,3 +121,13 @@ def test_without_a_home_there_is_no_user_profile(home):
     assert decide({})["session"]["profile"]["path"] == BUILT_IN
     r = run_main("calibrate", str(home / ".claude"), environ={})
     assert r.status == 2 and "--output" in r.err and len(r.err.splitlines()) == 1
+
+
+def test_a_fresh_fit_on_nothing_to_fit_is_one_error_line(tmp_path):
+    folder = tmp_path / "h"
+    folder.mkdir()
+    (folder / "s.jsonl").write_bytes(claude_turns([9]).text())     # no second turn
+    r = run_main("calibrate", "--fresh", "--dry-run", str(folder))
+    errors = [line for line in r.err.splitlines() if line.startswith("compact-dp: error")]
+    assert r.status == 2 and errors == ["compact-dp: error: calibrate: no session with a "
+                                        "turn end or ten requests to fit on"]

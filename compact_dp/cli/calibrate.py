@@ -67,7 +67,10 @@ def calibrate_command(env: Env, paths: list[str], output: str | None, fresh: boo
     env.warn(f"calibrate: {len(sessions):,} sessions read" +
              (f", {skipped:,} files skipped" if skipped else ""))
     prior = None if fresh else load_profile({"COMPACT_DP_PROFILE": "none"})
-    profile = fit(sessions, prior, source or f"{len(sessions):,} sessions of your own")
+    try:
+        profile = fit(sessions, prior, source or f"{len(sessions):,} sessions of your own")
+    except ValueError as e:                  # nothing to fit on, and no prior to keep
+        raise UsageError(f"calibrate: {e}") from None
     text = to_json(profile.as_dict()) if json_out else _words(profile)
     if target is not None and not dry_run:
         folder = os.path.dirname(os.path.abspath(target))
