@@ -253,6 +253,49 @@ def replay_section(cdp: str, count: int, goals: list) -> None:
                   "must exceed 1.2: the pool pays"))
 
 
+def backtest_section(cdp: str, goals: list) -> None:
+    """Issue 18's goals, measured by backtest on the corpus and the shared sessions: each
+    beside its target, with the command that reproduces it (needs ../shared)."""
+    unpack = HERE.parent.parent / "shared" / "transcripts" / "corpus" / "unpack"
+    if not unpack.exists() or not SHARED.is_dir():
+        print("\nbacktest: skipped (needs ../shared/transcripts: the corpus)")
+        return
+    corpus = subprocess.run([str(unpack)], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    start = time.perf_counter()
+    p = subprocess.run([cdp, "backtest", "--json", corpus, str(SHARED)],
+                       capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if p.returncode != 0:
+        print(f"\nbacktest failed: {p.stderr.strip().splitlines()[-1:]}")
+        goals.append(("backtest: issue 18 goals missed", 6.0, 0.0, "it did not run"))
+        return
+    total = json.loads(p.stdout)["total"]
+    s = total["scores"] or {}
+    rows = [("forecast: Σ predicted / Σ actual requests", s.get("forecast_bias"),
+             "0.75–1.33", lambda x: 0.75 <= x <= 1.33),
+            ("forecast: mean |log error| / elapsed rule's", s.get("forecast_log_error_vs_elapsed"),
+             "≤ 0.8", lambda x: x <= 0.8),
+            ("dollars: median predicted / realized", s.get("dollars_median_ratio"),
+             "0.67–1.5", lambda x: 0.67 <= x <= 1.5),
+            ("dollars: Spearman ρ", s.get("dollars_spearman"), "≥ 0.5", lambda x: x >= 0.5),
+            (f"dp / hindsight saving, median of {total['long_sessions']} long",
+             total.get("dp_hindsight_share_median"), "≥ 0.5", lambda x: x >= 0.5),
+            ("dp cheaper than threshold:60 and :83", total.get("dp_beats_thresholds_share"),
+             "≥ 0.70", lambda x: x >= 0.70)]
+    print(f"\nbacktest: {total['sessions']:,} sessions, {s.get('points', 0):,} turn ends, "
+          f"{seconds:.0f} s (long: ≥ 100 requests); to reproduce:\n"
+          '  compact-dp backtest "$(../shared/transcripts/corpus/unpack)" '
+          "../shared/transcripts/claude-code")
+    missed = 0
+    for name, value, target, good in rows:
+        ok = value is not None and good(value)
+        missed += not ok
+        shown = "-" if value is None else f"{value:.3f}"
+        print(f"  {name:<46} {shown:>7}  goal {target:<9} {'ok' if ok else 'MISSED'}")
+    goals.append(("backtest: issue 18 goals missed", float(missed), 0.0, f"of {len(rows)}"))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=7)
@@ -308,6 +351,7 @@ def main() -> int:
         sessions_section(cdp, args.runs, python_start, goals)
         replay_section(cdp, args.sessions, goals)
         corpus_smoke(cdp, goals)
+        backtest_section(cdp, goals)
     print("\ngoal" + " " * 44 + "value   limit")
     ok = True
     for name, value, limit, note in goals:
