@@ -4,8 +4,10 @@ this repository's example sessions laid out as a user's home.
 
     python examples/live_numbers.py            print every section
     python examples/live_numbers.py --write    rewrite them in README.md (make readme)
-    python examples/live_numbers.py --console  rerun the README's ``$ compact-dp`` examples
-                                               and write their output (make readme)
+    python examples/live_numbers.py --console  rerun the ``$ compact-dp`` examples of the
+                                               README and of docs/backtest.md and
+                                               docs/calibrate.md, and write their output
+                                               (make readme)
 
 The real Claude Code sessions are another project's data: they are read in place from
 ``../shared/transcripts/claude-code`` and never copied; only numbers computed from them
@@ -22,6 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "transcripts" / "claude-code"
+RUNNABLE = [ROOT / "README.md", ROOT / "docs" / "backtest.md", ROOT / "docs" / "calibrate.md"]
 
 
 def short(name: str) -> str:
@@ -176,6 +179,7 @@ def run_console(command: str, bin_dir: str) -> str:
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ.get('PATH', '')}", "COLUMNS": "80",
            "NO_COLOR": "1"}
     env = {k: v for k, v in env.items() if not k.startswith(("DP_", "COMPACT_DP_"))}
+    env["COMPACT_DP_PROFILE"] = "none"         # the built-in profile, not the reader's own
     p = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, text=True,
                        env=env, timeout=120)
     return p.stdout + p.stderr
@@ -196,7 +200,8 @@ def console_blocks(text: str, bin_dir: str) -> str:
 def main() -> int:
     readme = ROOT / "README.md"
     if "--console" in sys.argv:
-        readme.write_text(console_blocks(readme.read_text(), str(Path(sys.executable).parent)))
+        for doc in RUNNABLE:
+            doc.write_text(console_blocks(doc.read_text(), str(Path(sys.executable).parent)))
         return 0
     computed = {**example_sections(), **(sections() or {})}
     if not SHARED.is_dir():

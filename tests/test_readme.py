@@ -1,5 +1,6 @@
-"""The README shows real output: its ``$ compact-dp`` examples print what they show, and
-its real-session sections are what examples/live_numbers.py computes now."""
+"""The README shows real output: its ``$ compact-dp`` examples (and those of the docs that
+show commands on the example sessions) print what they show, and its real-session
+sections are what examples/live_numbers.py computes now."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ sys.path.insert(0, str(ROOT / "examples"))
 import live_numbers  # noqa: E402
 
 
-def test_console_examples_print_what_they_show():
-    text = (ROOT / "README.md").read_text()
+@pytest.mark.parametrize("doc", live_numbers.RUNNABLE, ids=lambda p: p.name)
+def test_console_examples_print_what_they_show(doc):
+    text = doc.read_text()
     bin_dir = str(Path(command_path()).parent)
     assert live_numbers.console_blocks(text, bin_dir) == text
 
