@@ -390,24 +390,24 @@ def test_replay_and_backtest_use_the_users_profile(home):
         assert "a test profile" in p["horizon"]
 
 
-def test_explain_names_the_profile_a_figure_came_from(tmp_path):
+def explained_line(tmp_path: Path, name: str) -> tuple[str, str]:
+    """--explain on a session with no compaction of its own, under the test profile: all
+    of it, and the line of one quantity."""
     (tmp_path / "s.jsonl").write_bytes(claude_turns([3, 4]).text())
     path = tmp_path / "profile.json"
     path.write_text(json.dumps(a_profile()))
     out = run_main("--explain", str(tmp_path / "s.jsonl"),
                    environ={"COMPACT_DP_PROFILE": str(path), "COLUMNS": "200"}).out
-    S = next(line for line in out.splitlines() if line.startswith("S "))
-    assert "a test profile" in S
+    return out, next(line for line in out.splitlines() if line.startswith(name + " "))
+
+
+def test_explain_names_the_profile_a_figure_came_from(tmp_path):
+    assert "a test profile" in explained_line(tmp_path, "S")[1]
 
 
 @pytest.mark.xfail(strict=True, reason="--explain's R line still says E × L under auto: "
                    "its horizon lines are being rewritten (question.py, views/); remove "
                    "this mark when they name the forecast")
 def test_explain_names_the_forecast_and_its_profile(tmp_path):
-    (tmp_path / "s.jsonl").write_bytes(claude_turns([3, 4]).text())
-    path = tmp_path / "profile.json"
-    path.write_text(json.dumps(a_profile()))
-    out = run_main("--explain", str(tmp_path / "s.jsonl"),
-                   environ={"COMPACT_DP_PROFILE": str(path), "COLUMNS": "200"}).out
-    R = next(line for line in out.splitlines() if line.startswith("R "))
+    out, R = explained_line(tmp_path, "R")
     assert "E × L" not in R and "(j + 1)" in out and "a test profile" in R
