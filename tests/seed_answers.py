@@ -51,9 +51,8 @@ def main(command: str) -> None:
                                env=env, check=True)
         answers.append({"args": args, "stdout": plain.stdout, "status": plain.returncode,
                         "json": json.loads(asked.stdout)})
-    json.dump({"generated_by": COMMAND, "answers": answers}, sys.stdout, indent=1,
-              ensure_ascii=False)
-    sys.stdout.write("\n")
+    rows = ",\n".join(json.dumps(a, ensure_ascii=False) for a in answers)   # one a line
+    sys.stdout.write(f'{{"generated_by": {json.dumps(COMMAND)},\n"answers": [\n{rows}\n]}}\n')
 
 
 if __name__ == "__main__":
