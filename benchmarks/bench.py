@@ -19,8 +19,10 @@ ratios, not the milliseconds.  Sections:
    a 300 MB one: catching up call by call, then unchanged;
 4. replay of many sessions, serial against --jobs 2;
 5. corpus-smoke: real sessions cut at random bytes (when ../shared is there);
-6. the recorded policy's simulation error on the real corpus, per format (the same).
-7. a whole history: a ~1 GB ~/.claude/projects-shaped tree built once from the corpus
+6. the recorded policy's simulation error on the real corpus, per format (the same);
+7. backtest on the corpus and the shared sessions: every goal of the forecast, the dollars
+   and the policy (the same);
+8. a whole history: a ~1 GB ~/.claude/projects-shaped tree built once from the corpus
    (every id rewritten per copy, so nothing collapses), replayed with --policy recorded and
    with the four default policies, in MB per CPU-second (user + sys of every process),
    next to ``ccusage session --json --offline`` on the same tree where npx can install it;
@@ -509,6 +511,47 @@ def replay_section(cdp: str, count: int, goals: list) -> None:
                   "must exceed 1.2: the pool pays"))
 
 
+def backtest_section(cdp: str, goals: list) -> None:
+    """Issue 18's goals, measured by backtest on the corpus and the shared sessions: each
+    beside its target, with the command that reproduces it (needs ../shared)."""
+    corpus = corpus_folder()
+    if corpus is None or not SHARED.is_dir():
+        print("\nbacktest: skipped (needs ../shared/transcripts: the corpus)")
+        return
+    start = time.perf_counter()
+    p = subprocess.run([cdp, "backtest", "--json", corpus, str(SHARED)],
+                       capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if p.returncode != 0:
+        print(f"\nbacktest failed: {p.stderr.strip().splitlines()[-1:]}")
+        goals.append(("backtest: issue 18 goals missed", 6.0, 0.0, "it did not run"))
+        return
+    total = json.loads(p.stdout)["total"]
+    s = total["scores"] or {}
+    rows = [("forecast: Σ predicted / Σ actual requests", s.get("forecast_bias"),
+             "0.75–1.33", lambda x: 0.75 <= x <= 1.33),
+            ("forecast: mean |log error| / elapsed rule's", s.get("forecast_log_error_vs_elapsed"),
+             "≤ 0.8", lambda x: x <= 0.8),
+            ("dollars: median predicted / realized", s.get("dollars_median_ratio"),
+             "0.67–1.5", lambda x: 0.67 <= x <= 1.5),
+            ("dollars: Spearman ρ", s.get("dollars_spearman"), "≥ 0.5", lambda x: x >= 0.5),
+            (f"dp / hindsight saving, median of {total['long_sessions']} long",
+             total.get("dp_hindsight_share_median"), "≥ 0.5", lambda x: x >= 0.5),
+            ("dp cheaper than threshold:60 and :83", total.get("dp_beats_thresholds_share"),
+             "≥ 0.70", lambda x: x >= 0.70)]
+    print(f"\nbacktest: {total['sessions']:,} sessions, {s.get('points', 0):,} turn ends, "
+          f"{seconds:.0f} s (long: ≥ 100 requests); to reproduce:\n"
+          '  compact-dp backtest "$(../shared/transcripts/corpus/unpack)" '
+          "../shared/transcripts/claude-code")
+    missed = 0
+    for name, value, target, good in rows:
+        ok = value is not None and good(value)
+        missed += not ok
+        shown = "-" if value is None else f"{value:.3f}"
+        print(f"  {name:<46} {shown:>7}  goal {target:<9} {'ok' if ok else 'MISSED'}")
+    goals.append(("backtest: issue 18 goals missed", float(missed), 0.0, f"of {len(rows)}"))
+
+
 def decision_sections(args, cdp: str, sizes: list[int], goals: list) -> dict:
     """Sections 1-5: the decision, sessions, the status line, replay, corpus-smoke;
     returns the times per size (for --awk-program)."""
@@ -555,6 +598,7 @@ def decision_sections(args, cdp: str, sizes: list[int], goals: list) -> dict:
         replay_section(cdp, args.sessions, goals)
         corpus_smoke(cdp, goals)
         simulation_errors(goals)
+        backtest_section(cdp, goals)
     return results
 
 

@@ -5,8 +5,10 @@ this repository's example sessions laid out as a user's home.
     python examples/live_numbers.py            print every section
     python examples/live_numbers.py --write    rewrite them in README.md (make readme)
     python examples/live_numbers.py --console  rerun the ``$ compact-dp`` examples of the
-                                               README and docs/replay.md and write their
-                                               output (make readme)
+    python examples/live_numbers.py --console  rerun the ``$ compact-dp`` examples of the
+                                               README and of docs/replay.md,
+                                               docs/backtest.md and docs/calibrate.md, and
+                                               write their output (make readme)
 
 The real Claude Code sessions are another project's data: they are read in place from
 ``../shared/transcripts/claude-code`` and never copied; only numbers computed from them
@@ -23,7 +25,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "transcripts" / "claude-code"
-CONSOLE_DOCS = [ROOT / "README.md", ROOT / "docs" / "replay.md"]   # their examples run
+CONSOLE_DOCS = [ROOT / "README.md", ROOT / "docs" / "replay.md", ROOT / "docs" / "backtest.md",
+                ROOT / "docs" / "calibrate.md"]                    # their examples run
 
 
 def short(name: str) -> str:
@@ -221,6 +224,7 @@ def run_console(command: str, bin_dir: str) -> str:
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ.get('PATH', '')}", "COLUMNS": "80",
            "NO_COLOR": "1"}
     env = {k: v for k, v in env.items() if not k.startswith(("DP_", "COMPACT_DP_"))}
+    env["COMPACT_DP_PROFILE"] = "none"         # the built-in profile, not the reader's own
     p = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, text=True,
                        env=env, timeout=120)
     return p.stdout + p.stderr

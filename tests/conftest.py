@@ -60,6 +60,7 @@ NATIVE_STATS = ["--turns", "5", "--requests", "40", "--compactions", "0",
                 "--input-tokens", "400000"]
 EXAMPLE = INPUTS / "syn_400.jsonl"                     # a generated session with recordings
 CACHE_DIR = tempfile.mkdtemp(prefix="compact-dp-tests-")   # never the user's cache
+CONFIG_DIR = tempfile.mkdtemp(prefix="compact-dp-config-")  # nor the user's profile
 
 
 def assignments(case: dict) -> dict[str, str]:
@@ -125,10 +126,12 @@ def command_path() -> str:
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    """The environment without any DP_*/MAX_CONTEXT_TOKENS/COMPACT_DP_* settings."""
+    """The environment without any DP_*/MAX_CONTEXT_TOKENS/COMPACT_DP_* settings, and
+    with a config folder of its own (no profile the user calibrated)."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("DP_", "COMPACT_DP_")) and k != "MAX_CONTEXT_TOKENS"}
     env.setdefault("COMPACT_DP_CACHE", CACHE_DIR)
+    env["XDG_CONFIG_HOME"] = CONFIG_DIR
     env.update(extra)
     return env
 

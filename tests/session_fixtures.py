@@ -168,6 +168,27 @@ def claude_session(**kw) -> ClaudeSession:
     return s
 
 
+def claude_turns(turns: list[int], first: int = 9000, grow: int = 700,
+                 **kw) -> ClaudeSession:
+    """A session of ``len(turns)`` human turns of ``turns[i]`` requests each (tool calls,
+    then a reply), two seconds apart: the first prompt writes ``first`` tokens, each
+    later one reads the whole last prompt from the cache and writes ``grow`` more, and
+    nothing is uncached — a bill simple enough to work out by hand."""
+    s = ClaudeSession(**kw)
+    prompt = 0
+    for t, n in enumerate(turns):
+        s.user(f"task {t}: " + "please do it " * 20)
+        for i in range(n):
+            new = first if prompt == 0 else prompt + grow
+            last = i == n - 1
+            s.response([text("done " * 30) if last else tool_use(f"t{t}.{i}", "ls")],
+                       (0, new - prompt, prompt))
+            prompt = new
+            if not last:
+                s.tool_result(f"t{t}.{i}", "out " * 50)
+    return s
+
+
 # --- Codex ----------------------------------------------------------------------------------
 
 def codex_lines() -> tuple[list[str], dict]:

@@ -346,7 +346,8 @@ def test_hooks_help_anywhere_shows_the_usage(argv):
 
 @pytest.mark.parametrize("command, operand", [("replay", "FILE"), ("prices", "MODEL"),
                                               ("install", "TARGET"),
-                                              ("uninstall", "TARGET")])
+                                              ("uninstall", "TARGET"),
+                                              ("backtest", "FILE"), ("calibrate", "DIR")])
 def test_help_pages_show_plain_metavars_not_python_types(command, operand):
     out = run_main("help", command).out
     usage = out.splitlines()[0]

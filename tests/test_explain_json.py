@@ -72,6 +72,18 @@ def test_json_empty_file_and_turn_keep_fields():
     assert obj["keep"] == 6 and obj["decision"] == "compact"
 
 
+
+@pytest.mark.parametrize("model", ["turn-keep", "v3.0.7"])
+def test_the_reason_counts_messages_in_a_session_and_lines_in_a_bash_agent_file(model):
+    """Every model words its reason in what the conversation is made of: a Claude Code
+    session's messages, a bash-agent file's lines (the awk form's words)."""
+    session = json.loads(run_main("--json", "--model", model, "--keep", "best",
+                                  str(ROOT / "examples" / "claude-code.jsonl")).out)
+    assert " messages" in session["reason"] and " lines" not in session["reason"]
+    lines = json.loads(run_main("--json", "--model", model, *STATS,
+                                str(INPUTS / "syn_40.jsonl")).out)
+    assert " lines" in lines["reason"] and " messages" not in lines["reason"]
+
 def test_json_writes_non_finite_numbers_as_strings():
     """r > 1 (the awk form allows it) grows r_t to inf; JSON has no inf: the string."""
     r = run_main("--json", *AGENT_ARGS, "-v", "r=2", "-v", "total_compact=5000", "-f", "x",

@@ -1,6 +1,6 @@
-"""The README shows real output: its ``$ compact-dp`` examples (and docs/replay.md's) print
-what they show, and its real-session sections are what examples/live_numbers.py computes
-now."""
+"""The README shows real output: its ``$ compact-dp`` examples (and those of the docs that
+show commands on the example sessions) print what they show, and its real-session
+sections are what examples/live_numbers.py computes now."""
 
 from __future__ import annotations
 

@@ -18,6 +18,7 @@ names another file, or ``none`` for the built-in one.
 
 from __future__ import annotations
 
+import math
 import os
 
 TYPE_CHECKING = False
@@ -65,26 +66,57 @@ class Profile:
                 "agents": {k: a.as_dict() for k, a in sorted(self.agents.items())}}
 
     @classmethod
-    def from_dict(cls, data: dict, path: str | None = None) -> "Profile":
+    def from_dict(cls, data: object, path: str | None = None) -> "Profile":
+        """The profile a file holds; ValueError for anything else, checked to the last
+        figure here, so that a hand-edited file fails where it is read, never later in a
+        decision."""
         if not isinstance(data, dict) or data.get("profile_version") != VERSION:
             raise ValueError("not a compact-dp profile of this version")
+        entries, end = data.get("agents"), data.get("end_chance")
+        if not isinstance(entries, dict) or not all(isinstance(e, dict)
+                                                    for e in entries.values()):
+            raise ValueError("agents: not an object of objects")
+        if not isinstance(end, list) or len(end) != 3:
+            raise ValueError("end_chance: not three numbers")
         agents = {}
-        for name, entry in data["agents"].items():
-            agents[name] = AgentFigures(**{k: entry.get(k) for k in AgentFigures.__slots__
-                                           if entry.get(k) is not None})
-        b0, bt, bj = (float(x) for x in data["end_chance"])
-        return cls(agents, float(data["exponent"]), (b0, bt, bj), str(data["source"]),
-                   str(data.get("fitted", "")), path)
+        for name, entry in entries.items():
+            figures = {k: _number(entry[k], f"{name}.{k}", *RANGES[k])
+                       for k in AgentFigures.__slots__ if entry.get(k) is not None}
+            for k in ("compactions", "sessions"):
+                if k in figures:
+                    figures[k] = int(figures[k])
+            agents[name] = AgentFigures(**figures)  # type: ignore[arg-type]
+        b0, bt, bj = (_number(x, "end_chance") for x in end)
+        source, fitted = data.get("source"), data.get("fitted", "")
+        if not isinstance(source, str) or not isinstance(fitted, str):
+            raise ValueError("source, fitted: not text")
+        return cls(agents, _number(data.get("exponent"), "exponent", 0.0, 1.0), (b0, bt, bj),
+                   source, fitted, path)
 
 
-def config_dir(environ: Mapping[str, str]) -> str:
-    """$XDG_CONFIG_HOME/compact-dp, else ~/.config/compact-dp."""
-    base = environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return os.path.join(base, "compact-dp")
+# what each agent figure may be: tokens and counts are never negative, a level is positive
+RANGES: dict[str, tuple[float, float]] = {
+    "summary_tokens": (0.0, math.inf), "after_extra": (-math.inf, math.inf),
+    "after_cached": (0.0, math.inf), "level": (1e-300, math.inf),
+    "compactions": (0.0, math.inf), "sessions": (0.0, math.inf), "prefix": (0.0, math.inf)}
 
 
-def user_profile_path(environ: Mapping[str, str]) -> str:
-    return os.path.join(config_dir(environ), "profile.json")
+def _number(x: object, what: str, lo: float = -math.inf, hi: float = math.inf) -> float:
+    """A finite JSON number in [lo, hi] (not a string, not true or false)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) or \
+            not lo <= x <= hi:
+        raise ValueError(f"{what}: {x!r} is not a number in the range it must be in")
+    return float(x)
+
+
+def user_profile_path(environ: Mapping[str, str]) -> str | None:
+    """$XDG_CONFIG_HOME/compact-dp/profile.json, else $HOME/.config/compact-dp/...; None
+    without either: the environment given is the whole truth, as for the session folders
+    (history.default_folders), so that a caller's own environment is never mixed with the
+    process's."""
+    home = environ.get("HOME")
+    base = environ.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if home else "")
+    return os.path.join(base, "compact-dp", "profile.json") if base else None
 
 
 _CACHE: dict[str, Profile] = {}
@@ -93,10 +125,11 @@ _CACHE: dict[str, Profile] = {}
 def load_profile(environ: Mapping[str, str]) -> Profile:
     """The profile in force: $COMPACT_DP_PROFILE (a file, or ``none``), else the user's
     (from ``compact-dp calibrate``), else the built-in one.  A user profile that cannot be
-    read is passed over for the built-in one (the decision must never fail on it)."""
+    read, or holds anything but a valid profile, is passed over for the built-in one
+    (the decision must never fail on it)."""
     named = environ.get("COMPACT_DP_PROFILE")
-    candidates = [] if named == "none" else [named] if named else \
-        [user_profile_path(environ)]
+    mine = user_profile_path(environ)
+    candidates = [] if named == "none" else [named] if named else [mine] if mine else []
     for path in candidates + [BUILT_IN]:
         if path in _CACHE:
             return _CACHE[path]
@@ -107,8 +140,8 @@ def load_profile(environ: Mapping[str, str]) -> Profile:
             continue
         try:
             from ..lightjson import loads
-            profile = Profile.from_dict(loads(raw), path)  # type: ignore[arg-type]
-        except (ValueError, KeyError, TypeError):
+            profile = Profile.from_dict(loads(raw), path)
+        except (ValueError, RecursionError):
             if path == BUILT_IN:
                 raise
             continue

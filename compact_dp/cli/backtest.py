@@ -32,23 +32,24 @@ def build(env: Env):
     def backtest(files: list[str] | None, every: str | None, json: bool,
                  jobs: str | None) -> int:
         return backtest_command(env, files or [], every, json, jobs)
-    return command("backtest", backtest, OPTIONS, "Session files or folders.", DOC,
-                   "[FILE]...")
+    return command("backtest", backtest, OPTIONS, "Session files or folders.", DOC)
 
 
 def _one(args: tuple[str, int | None, dict[str, str]]) -> dict:
-    from ..errors import CompactDpError, NotASession
+    from ..errors import CompactDpError, FormatError, InputError, NotASession
     from ..replay.backtest import backtest_session
     path, every, environ = args
     try:
         result = backtest_session(path, environ, every)
     except CompactDpError as e:
         return {"session": path, "error": e.line().removeprefix("error: "),
+                "skippable": isinstance(e, (FormatError, InputError)),
                 "not_session": isinstance(e, NotASession)}
     except Exception as e:                   # one broken file must not stop a thousand
         if environ.get("COMPACT_DP_DEBUG"):
             raise
-        return {"session": path, "error": f"internal error: {type(e).__name__}: {e}"}
+        return {"session": path, "error": f"internal error: {type(e).__name__}: {e}",
+                "skippable": True}
     result["points_detail"] = result.pop("points")
     return result
 
@@ -58,25 +59,33 @@ def backtest_command(env: Env, paths: list[str], every_text: str | None, json_ou
     import os
 
     from ..replay.backtest import totals
+    from ..replay.batch import skip_reason
 
     every = whole_number(every_text, "--every", 0, 1) or None
     jobs = whole_number(jobs_text, "--jobs", os.cpu_count() or 1, 1)
+    if "-" in paths:
+        raise UsageError("backtest reads a session twice, so from its file: - (standard "
+                         "input) cannot be backtested")
     files = session_files(env, paths)
     work = [(f, every, dict(env.environ)) for f in files]
     results = _run(work, jobs, env)
-    say_skipped(env, results, paths)
-    for r in results:
-        if "error" not in r:
-            r["points"] = r.pop("points_detail")
+    failed = [r for r in results if "error" in r]
+    named = [r for r in failed if not r["skippable"] or r["session"] in paths]
+    if named:                   # a file asked for by name, as replay does
+        raise UsageError(named[0]["error"])
     good = [r for r in results if "error" not in r]
     if not good:
-        raise UsageError("no session to backtest (Claude Code or Codex, with usage)")
+        raise UsageError("no session to backtest (Claude Code or Codex, with usage) among "
+                         f"{len(results):,} file{'' if len(results) == 1 else 's'}")
+    skipped = [{"session": r["session"], "error": skip_reason(r)} for r in failed]
+    say_skipped(env, results, paths)
+    for r in good:
+        r["points"] = r.pop("points_detail")
     total = totals(good)
     if json_out:
         from ..views.record import to_json
         return env.write(to_json({"sessions": good, "total": total,
-                                  "skipped": [{"session": r["session"], "error": r["error"]}
-                                              for r in results if "error" in r]}) + "\n")
+                                  "skipped": skipped}) + "\n")
     from ..replay.backtest_view import render
     return env.write(render(good, total, env))
 

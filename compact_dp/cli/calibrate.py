@@ -33,7 +33,7 @@ def build(env: Env):
                   source: str | None, dry_run: bool, json: bool) -> int:
         return calibrate_command(env, files or [], output, fresh, source, dry_run, json)
     return command("calibrate", calibrate, OPTIONS, "Session files or folders.", DOC,
-                   "[DIR]...")
+                   "DIR")
 
 
 def calibrate_command(env: Env, paths: list[str], output: str | None, fresh: bool,
@@ -48,6 +48,10 @@ def calibrate_command(env: Env, paths: list[str], output: str | None, fresh: boo
     from ..views.record import to_json
     from .replay import session_files
 
+    target = output or user_profile_path(env.environ)
+    if target is None and not dry_run:
+        raise UsageError("no folder for the profile: neither HOME nor XDG_CONFIG_HOME is "
+                         "set (--output FILE writes it elsewhere)")
     sessions, skipped = [], 0
     for path in session_files(env, paths):
         try:
@@ -63,10 +67,12 @@ def calibrate_command(env: Env, paths: list[str], output: str | None, fresh: boo
     env.warn(f"calibrate: {len(sessions):,} sessions read" +
              (f", {skipped:,} files skipped" if skipped else ""))
     prior = None if fresh else load_profile({"COMPACT_DP_PROFILE": "none"})
-    profile = fit(sessions, prior, source or f"{len(sessions):,} sessions of your own")
+    try:
+        profile = fit(sessions, prior, source or f"{len(sessions):,} sessions of your own")
+    except ValueError as e:                  # nothing to fit on, and no prior to keep
+        raise UsageError(f"calibrate: {e}") from None
     text = to_json(profile.as_dict()) if json_out else _words(profile)
-    if not dry_run:
-        target = output or user_profile_path(env.environ)
+    if target is not None and not dry_run:
         folder = os.path.dirname(os.path.abspath(target))
         try:
             import json as stdjson

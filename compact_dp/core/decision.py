@@ -114,7 +114,9 @@ def _decide(values: dict[str, AwkValue], conv: Conversation, model: Model, whole
             p_write: float | None, cold: bool, horizon: tuple[float, str] | None, unit: str,
             words: dict[str, str] | None) -> Decision:
     if model.turn_keep:
-        return turn_keep(values["ratio"].num, conv)
+        dec = turn_keep(values["ratio"].num, conv)
+        dec.unit = unit
+        return dec
     NR, T = conv.nr, conv.total
     dec = Decision(model, NR, T, conv.user_count(model.v2_users), conv, whole)
     dec.unit = unit

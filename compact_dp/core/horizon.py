@@ -9,8 +9,8 @@ it from the requests made so far, j:
 
     R = max(1, level × (j + 1) ** exponent)
 
-with a level per agent and one exponent fitted on real sessions (calibration; the fit and
-its scores are in docs/forecast.md).  ``N`` fixes it.
+with a level per agent and one exponent fitted on real sessions (calibration: the fit is
+in docs/calibrate.md, how well it does in docs/backtest.md).  ``N`` fixes it.
 
 The chance that the session ends with the turn now starting,
 σ(b0 + bt ln t + bj ln(j + 1)), guards the advice near a likely end.

@@ -45,32 +45,45 @@ class Moment:
 
 
 class _Watching(Recorder):
-    """A recorder that keeps a copy of itself at every point, as it reads."""
+    """A recorder that keeps a copy of itself at every point, as it reads.
+
+    A request is read after its reply (Claude Code's assistant line is both; Codex reports
+    the usage after the output items), so the copy before request j is the one taken when
+    exactly the messages it saw had been read."""
 
     def setup(self, reader: object, every: int | None) -> None:
         self.reader, self.every = reader, every
         self.moments: list[tuple[int, str, float | None, dict]] = []
         self.turn_seen = False
+        self.before: dict[int, dict] = {}      # message count → a copy, at a request point
 
     def _next(self) -> int:
         return self.request_count + (self.open is not None)
 
-    def _keep(self, kind: str, time: float | None) -> None:
-        self.moments.append((self._next(), kind, time,
-                             marshal.loads(marshal.dumps(self.state()))))
+    def _copy(self) -> dict:
+        return marshal.loads(marshal.dumps(self.state()))
+
+    def _at_point(self) -> bool:
+        j = self._next()
+        return bool(self.every and j and j % self.every == 0 and not self.turn_seen)
 
     def message(self, kind: str, nbytes: int, left: bool | None = None) -> int:
         if kind == USER and not self.turn_seen and self._next() >= 1:
             self.turn_seen = True
-            self._keep("turn", getattr(self.reader, "now", None))
+            self.moments.append((self._next(), "turn", getattr(self.reader, "now", None),
+                                 self._copy()))
+        if self._at_point():
+            self.before.setdefault(self.message_count, self._copy())
         return super().message(kind, nbytes, left)
 
     def request(self, seen: int, time: float | None, model: str | None,
                 usage: list[int] | None, key: int | None = None,
                 sent: float | None = None) -> None:
-        j = self._next()
-        if self.every and j and j % self.every == 0 and not self.turn_seen:
-            self._keep("request", sent if sent is not None else time)
+        if self._at_point():
+            state = self.before.get(seen)
+            self.moments.append((self._next(), "request", sent if sent is not None else time,
+                                 state if state is not None else self._copy()))
+        self.before = {}
         self.turn_seen = False
         super().request(seen, time, model, usage, key, sent)
 
@@ -122,7 +135,7 @@ def backtest_session(path: str, environ: Mapping[str, str], every: int | None = 
     """One session's points and its policies, as plain data."""
     from ..agents import agent_of
     from ..engine import model_named
-    from ..errors import UsageError
+    from ..errors import FormatError
     from ..question import Options, decide_session
     from ..sessions.read import read_session
     from .run import replay_session, setting_for
@@ -130,8 +143,8 @@ def backtest_session(path: str, environ: Mapping[str, str], every: int | None = 
     session = read_session([path])
     agent = agent_of(session.format)
     if not agent.whole or not session.has_usage:
-        raise UsageError(f"{path}: backtest needs a Claude Code or Codex session with "
-                         "recorded usage")
+        raise FormatError(f"{path}: backtest needs a Claude Code or Codex session with "
+                          "recorded usage")
     model = model_named(environ.get("COMPACT_DP_MODEL") or agent.model)
     setting = setting_for(session, {}, model, True, 0, None, None, environ)
     seen = moments(path, session.format, every)
