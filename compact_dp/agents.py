@@ -26,12 +26,15 @@ class Agent:
     """One agent's behaviour."""
 
     __slots__ = ("format", "model", "keep", "points", "auto_reserve", "auto_percent",
-                 "cache_ttl")
+                 "cache_ttl", "seed_summary")
 
     def __init__(self, format: str, model: str, keep: str, points: str, *,
                  auto_reserve: float | None = None, auto_percent: float | None = None,
-                 cache_ttl: str = "5m"):
+                 cache_ttl: str = "5m", seed_summary: float | None = None):
         self.format, self.model, self.keep, self.points = format, model, keep, points
+        # S for a seed model before the session shows a summary of its own: the seed
+        # models answer as they always did (the cache-aware one takes the profile's)
+        self.seed_summary = seed_summary
         self.auto_reserve = auto_reserve        # compacts itself this many tokens short
         self.auto_percent = auto_percent        # ... or at this share of the window
         self.cache_ttl = cache_ttl              # its provider's, for a model not in the table
@@ -52,8 +55,10 @@ class Agent:
 AGENTS = {a.format: a for a in (
     Agent("bash-agent", "v3.0.7", "best", REQUEST),
     Agent("openai", "v3.0.7", "best", REQUEST),
-    Agent("claude-code", "cache-clock", "none", TURN, auto_reserve=33_000.0),
-    Agent("codex", "cache-clock", "none", TURN, auto_percent=90.0, cache_ttl="2h"),
+    Agent("claude-code", "cache-clock", "none", TURN, auto_reserve=33_000.0,
+          seed_summary=8000.0),
+    Agent("codex", "cache-clock", "none", TURN, auto_percent=90.0, cache_ttl="2h",
+          seed_summary=8000.0),
 )}
 
 

@@ -236,7 +236,10 @@ def session_question(session: Session, options: Options) -> Question:
         if name not in given:
             given[name] = value
             sourced[name] = (SESSION, f"from the session: {STAT_WORDS[name]}")
-    split = hidden_history(session, profile) if agent.whole else None
+    # what real sessions showed (the profile) is the cache-aware model's to use; a seed
+    # model answers as bash-agent's did, with bash-agent's defaults
+    measured = agent.whole and chosen.cache_aware
+    split = hidden_history(session, profile) if measured else None
     if split is not None and "V" not in given or split is not None and \
             sourced.get("V", ("",))[0] == SESSION:
         given["V"] = split[0]
@@ -251,7 +254,11 @@ def session_question(session: Session, options: Options) -> Question:
     if session.window and "max_context" not in given:
         given["max_context"] = session.window
         sourced["max_context"] = (SESSION, "the context window the agent reported")
-    if agent.whole:
+    if agent.seed_summary is not None and not measured and "S" not in given and \
+            not env.get(BY_AWK["S"].env or ""):
+        given["S"] = agent.seed_summary
+        sourced["S"] = (DEFAULT, f"{session.format}'s summaries (format default)")
+    if measured:
         V = given.get("V")
         for name, (value, words) in _profile_figures(
                 session, profile, float(V) if isinstance(V, (int, float)) else None).items():
