@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .core.decision import Decision, decide_conversation
 from .core.models import DEFAULT_MODEL, Model, get_model
-from .core.params import BY_AWK, PARAMS, native_values
+from .core.params import BY_AWK, PARAMS
 from .core.policy import DEFAULT_FORCE_PERCENT, PolicyResult, apply_policy
 from .core.scan import Conversation
 from .errors import BadValue
@@ -97,11 +97,3 @@ def awk_names(params: Mapping[str, object] | None) -> dict[str, object]:
             raise BadValue(key, "no such parameter")
         given[name] = value
     return given
-
-
-def native_ask(params: Mapping[str, object] | None, model: str | Model | None,
-               env: Mapping[str, str] | None, policy: PolicyAsk | None = None) -> Ask:
-    """The question the native form asks without a session: validated values, env vars
-    only when ``env`` is given."""
-    return Ask(model_named(model, env), native_values(awk_names(params), env), policy)
-
