@@ -119,16 +119,15 @@ class FastClaudeCodeReader(ClaudeCodeReader):
         return super().measure(content) if self.measured is None else self.measured
 
 
-def feed_block(reader: FastClaudeCodeReader, block: bytes) -> None:
-    """The complete lines of a block, as ``read.feed_block`` feeds them (the same lines:
-    those that can be conversation), each parsed by orjson where it can be — found in
-    place, with no copy of each line (most bytes are in lines copied for nothing)."""
+def feed_block(reader: FastClaudeCodeReader, block: bytes, start: int, end: int) -> None:
+    """The complete lines of ``block[start:end]``, as ``read.feed_block`` feeds them (the
+    same lines: those that can be conversation), each parsed by orjson where it can be —
+    found in place, with no copy of each line (most bytes are in lines copied for
+    nothing)."""
     parse, refused, find = orjson.loads, orjson.JSONDecodeError, block.find
     view = memoryview(block)
-    end = len(block)
-    start = 0
     while start < end:
-        stop = find(b"\n", start)
+        stop = find(b"\n", start, end)
         if stop < 0:
             stop = end
         if find(b'"user"', start, stop) >= 0 or find(b'"assistant"', start, stop) >= 0 or \
