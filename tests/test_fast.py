@@ -78,6 +78,11 @@ ODD_LINES = {
                                                        '"output_tokens":NaN'),
     "a byte order mark": "\ufeff" + assistant([text("a")]),
     "control characters": assistant([text("\x01\x08\x0c\x7f \u2028")]),
+    "a backspace": assistant([text("a\bc")]),
+    "a form feed": assistant([text("a\fc")]),
+    "an escape character (colours in a tool's output)": assistant([text("\x1b[31mred")]),
+    "a content that is a float": assistant([text("a")]).replace(
+        '"content":[{"type":"text","text":"a"}]', '"content":1e-05'),
     "content nested 600 deep": assistant([text("a"), json.loads("[" * 600 + "]" * 600)]),
     "a line nested 2,000 deep": "[" * 2000 + "]" * 2000,
     "not JSON": '{"type":"assistant","message":{',
@@ -124,3 +129,35 @@ def claude_lines_with_a_value_changed(draw):
 @given(claude_lines_with_a_value_changed())
 def test_any_value_anywhere_reads_the_same_fast(tmp_path_factory, data):
     same_both_ways(write(tmp_path_factory.mktemp("any"), data))
+
+
+SIZED = st.recursive(st.none() | st.booleans() | st.integers(-2**63, 2**64 - 1) |
+                     st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+                     lambda inner: st.lists(inner, max_size=3) |
+                     st.dictionaries(st.text(max_size=3), inner, max_size=3),
+                     max_leaves=8)
+
+
+def leaves(value: object):
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        for v in value:
+            yield from leaves(v)
+    else:
+        yield value
+
+
+@given(SIZED)
+def test_a_content_is_sized_as_jsonsize_sizes_it_or_said_unsure(value):
+    """orjson's writing of any value orjson can read (text with any character, integers
+    of 64 bits) is taken for its size only where it is jsonsize's number; a float is
+    Unsure."""
+    from compact_dp.sessions.fast import Unsure, content_size
+    from compact_dp.sessions.jsonsize import json_size
+    try:
+        size = content_size(value)
+    except Unsure:
+        assert any(type(x) is float for x in leaves(value))
+        return
+    assert size == json_size(value)

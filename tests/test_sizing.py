@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from compact_dp.sessions.model import ASSISTANT, CONTEXT, TOOL, USER
 from compact_dp.sessions.recorder import Recorder
+from compact_dp.sessions.sizing import share
 
 
 def bytes_rule(n: int) -> int:
@@ -117,3 +121,21 @@ def test_bytes_mode_sizes_every_message_by_the_bytes_rule_and_the_prefix_from_us
     rec.request(2, None, "m", [3, 100, 0, 20_000, 9])
     s = rec.session()
     assert s.tokens == [101, 251] and s.prefix == 20_003 - 101 and s.token_source == "bytes"
+
+
+@given(st.integers(-10**6, 10**7),
+       st.lists(st.integers(-50, 50) | st.integers(0, 10**6), max_size=5))
+def test_shares_are_the_proportional_parts_with_the_largest_remainders_rounded_up(total,
+                                                                                  weights):
+    """share against the rule said plainly: floor parts of the weights (negative ones count
+    0; all 0: equal), and one more unit to each of the largest remainders, ties to the
+    first — for two weights (the usual growth shared by a reply and a tool result) too."""
+    w = [max(0, x) for x in weights]
+    if w and not sum(w):
+        w = [1] * len(w)
+    whole = sum(w)
+    want = [total * x // whole for x in w] if w else []
+    by_remainder = sorted(range(len(w)), key=lambda i: (-(total * w[i] % whole), i))
+    for i in by_remainder[:total - sum(want)]:
+        want[i] += 1
+    assert share(total, weights) == (want if len(w) > 1 else [total] if w else [])

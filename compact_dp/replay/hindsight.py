@@ -20,6 +20,7 @@ compactions came before, so the programme counts them too.
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_right
 
 from ..core.models import derive
 from ..core.scan import Conversation
@@ -87,18 +88,44 @@ def summary_cost(replay: State, request: Request) -> float:
     return billed.input_cost + billed.output_cost
 
 
-def penalty(setting: Setting, index: int, before: int) -> float:
+class Penalties:
     """④ of a compaction before request ``index`` with ``before`` compactions before it,
     as the decision counts it there (its forecast of the requests to come, the session's
-    input per request so far)."""
-    session = setting.session
-    done = session.requests[:index]
-    turns = sum(1 for j in session.turn_requests() if j <= index) + 1
-    billed = float(sum(r.usage.prompt for r in done if r.usage is not None))
-    model = session.requests[index].model if index < len(session.requests) else None
-    values = stats_values(setting, model, turns, index, before, billed)
-    horizon = setting.forecast(index) if setting.forecast is not None else None
-    return derive(values, Conversation.summed(1, 1, 0), setting.model, horizon).info_loss
+    input per request so far): ``penalties(index, before)``.  The programme asks for the
+    same pair from every state that reaches a point, so each is worked out once, from the
+    turn ends and the running input counted once for the session (asked afresh, they made
+    hindsight cost ten times all the other policies together)."""
+
+    def __init__(self, setting: Setting):
+        self.setting = setting
+        session = setting.session
+        self.turn_ends = session.turn_requests()          # in order
+        self.billed = [0]                                  # input of requests[:k]
+        for r in session.requests:
+            self.billed.append(self.billed[-1] + (r.usage.prompt if r.usage is not None
+                                                  else 0))
+        self.known: dict[tuple[int, int], float] = {}
+
+    def __call__(self, index: int, before: int) -> float:
+        key = (index, before)
+        if key not in self.known:
+            self.known[key] = self._penalty(index, before)
+        return self.known[key]
+
+    def _penalty(self, index: int, before: int) -> float:
+        setting = self.setting
+        requests = setting.session.requests
+        turns = bisect_right(self.turn_ends, index) + 1
+        billed = float(self.billed[min(index, len(requests))])
+        model = requests[index].model if index < len(requests) else None
+        values = stats_values(setting, model, turns, index, before, billed)
+        horizon = setting.forecast(index) if setting.forecast is not None else None
+        return derive(values, Conversation.summed(1, 1, 0), setting.model, horizon).info_loss
+
+
+def penalty(setting: Setting, index: int, before: int) -> float:
+    """One ``Penalties`` value, asked once."""
+    return Penalties(setting)(index, before)
 
 
 def best_schedule(setting: Setting, free: bool = False
@@ -106,6 +133,7 @@ def best_schedule(setting: Setting, free: bool = False
     """The cheapest schedule's points (request index, "turn" or "request"), its billed
     cost and its penalties (0 when ``free``)."""
     sweeps: dict[Point, tuple[Sweep, float]] = {}
+    penalty = Penalties(setting)
 
     def sweep(start: Point) -> tuple[Sweep, float]:
         if start not in sweeps:
@@ -140,7 +168,7 @@ def best_schedule(setting: Setting, free: bool = False
             for n, (cost, pens) in states:
                 if n >= MAX_COMPACTIONS:
                     continue
-                pen = 0.0 if free else penalty(setting, point[0], n)
+                pen = 0.0 if free else penalty(point[0], n)
                 key = (point, n + 1)
                 total = cost + leg + pen
                 if key not in value or total < value[key][0]:

@@ -18,11 +18,25 @@ orjson and the standard library parse a line to the same values, but:
   or whose ids are not text is read again the standard way (``Unsure``), before anything
   of it is counted.
 
+A message's size is the length of orjson's compact writing of its content (C speed, where
+``jsonsize`` walks it in Python), which is ``jsonsize``'s number but for two kinds of value,
+found before it is trusted:
+
+* a float: orjson writes it otherwise than ``repr`` (and it may be an integer beyond 64
+  bits), so a content holding one is ``Unsure``, as before (a walk over its lists and
+  objects finds one; strings are not looked into);
+* a control character other than newline, return and tab: ``jsonsize`` counts one byte
+  where orjson writes ``\\b``, ``\\f`` or ``\\u00XX``, so where orjson's writing holds
+  ``\\b``, ``\\f`` or ``\\u`` anywhere (an escaped backslash before a ``b`` too: it only
+  costs the walk) the content is sized by the walk.  orjson writes ``\\u`` for nothing else.
+
 Either way every number is the standard reading's: tests/test_fast.py compares the two on
 real sessions, and ``make bench`` on every file of the corpus.
 """
 
 from __future__ import annotations
+
+import re
 
 import orjson
 
@@ -30,6 +44,8 @@ from ..lightjson import loads as standard_loads
 from .claude_code import ClaudeCodeReader
 from .jsonsize import sizer
 from .reader import feed_line
+
+dumps = orjson.dumps
 
 
 class Unsure(Exception):
@@ -42,7 +58,33 @@ def _unsure_of_floats(x: int | float) -> int:
     return len(repr(x))
 
 
-content_size = sizer(_unsure_of_floats)
+walked_size = sizer(_unsure_of_floats)
+escaped_control = re.compile(rb"\\[bfu]").search     # what orjson writes for a control
+
+
+def has_float(x: dict | list) -> bool:
+    """Whether a float is anywhere in a parsed list or object (strings are not looked
+    into)."""
+    for v in x.values() if type(x) is dict else x:
+        kind = type(v)
+        if kind is float or (kind is dict or kind is list) and has_float(v):
+            return True
+    return False
+
+
+def content_size(content: object) -> int:
+    """``jsonsize``'s size of a content, from orjson's writing of it where that is the
+    same number (the module's docstring says when); ``Unsure`` if it holds a float."""
+    if isinstance(content, (dict, list)) and has_float(content) or \
+            type(content) is float:
+        raise Unsure
+    try:
+        written = dumps(content)
+    except orjson.JSONEncodeError:              # nested deeper than orjson writes
+        return walked_size(content)
+    return walked_size(content) if escaped_control(written) else len(written)
+
+
 TEXT = (str, type(None))                        # ids of these types are read the same
 
 
@@ -77,16 +119,15 @@ class FastClaudeCodeReader(ClaudeCodeReader):
         return super().measure(content) if self.measured is None else self.measured
 
 
-def feed_block(reader: FastClaudeCodeReader, block: bytes) -> None:
-    """The complete lines of a block, as ``read.feed_block`` feeds them (the same lines:
-    those that can be conversation), each parsed by orjson where it can be — found in
-    place, with no copy of each line (most bytes are in lines copied for nothing)."""
+def feed_block(reader: FastClaudeCodeReader, block: bytes, start: int, end: int) -> None:
+    """The complete lines of ``block[start:end]``, as ``read.feed_block`` feeds them (the
+    same lines: those that can be conversation), each parsed by orjson where it can be —
+    found in place, with no copy of each line (most bytes are in lines copied for
+    nothing)."""
     parse, refused, find = orjson.loads, orjson.JSONDecodeError, block.find
     view = memoryview(block)
-    end = len(block)
-    start = 0
     while start < end:
-        stop = find(b"\n", start)
+        stop = find(b"\n", start, end)
         if stop < 0:
             stop = end
         if find(b'"user"', start, stop) >= 0 or find(b'"assistant"', start, stop) >= 0 or \

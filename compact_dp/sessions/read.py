@@ -84,12 +84,14 @@ def feed_block(reader, block: bytes | LongLine, markers: tuple[bytes, ...] | Non
         feed_line(reader, line, loads)
 
 
-def line_blocks(data: Iterable[bytes], rest: list[bytes], limit: int = MAX_LINE
-                ) -> Iterator[bytes | LongLine]:
-    """The chunks cut after their last newline: blocks of whole lines.  A line not finished
-    yet waits in ``rest``, in pieces joined once when it ends (not copied again for every
-    chunk of a long line); what ``rest`` holds at the end is the unterminated tail.  A line
-    that grows past ``limit`` is dropped as it is read and comes out as a ``LongLine``."""
+def line_spans(data: Iterable[bytes], rest: list[bytes], limit: int = MAX_LINE
+               ) -> Iterator[tuple[bytes, int, int] | LongLine]:
+    """The chunks cut after their last newline: spans ``(chunk, start, stop)`` of whole
+    lines, found in place (a chunk is not copied: most bytes are in lines no reader
+    parses).  A line not finished yet waits in ``rest``, in pieces joined once when it ends
+    (not copied again for every chunk of a long line) and given as a span of its own; what
+    ``rest`` holds at the end is the unterminated tail.  A line that grows past ``limit``
+    is dropped as it is read and comes out as a ``LongLine``."""
     held = sum(map(len, rest))
     long = 0                              # bytes of a line past the limit, dropped
     for chunk in data:
@@ -107,16 +109,30 @@ def line_blocks(data: Iterable[bytes], rest: list[bytes], limit: int = MAX_LINE
         if long or held + first > limit:
             yield LongLine(long + held + first)
             long = 0
-            block = chunk[first:cut]
+        elif rest:
+            rest.append(chunk[:first])
+            yield b"".join(rest), 0, held + first
         else:
-            block = b"".join(rest) + chunk[:cut] if rest else chunk[:cut]
+            first = 0
+        if first < cut:
+            yield chunk, first, cut
         tail = chunk[cut:]
         rest[:] = [tail] if tail else []
         held = len(tail)
-        yield block
     if long:                              # an unterminated line past the limit
         rest.clear()
         yield LongLine(long + held)
+
+
+def line_blocks(data: Iterable[bytes], rest: list[bytes], limit: int = MAX_LINE
+                ) -> Iterator[bytes | LongLine]:
+    """``line_spans`` as blocks of whole lines (each span's bytes)."""
+    for span in line_spans(data, rest, limit):
+        if isinstance(span, LongLine):
+            yield span
+        else:
+            block, start, stop = span
+            yield block if start == 0 and stop == len(block) else block[start:stop]
 
 
 def finish_tail(reader, tail: bytes, markers: tuple[bytes, ...] | None) -> str | None:
@@ -257,10 +273,14 @@ def _jsonl(reader, stream: IO[bytes], head: bytes, name: str, sniffed: bool = Fa
     fast_block: Callable[..., None] | None = None
     if hasattr(reader, "feed_orjson"):
         from .fast import feed_block as fast_block
-    for block in line_blocks(chunks(stream, head), rest):
-        if fast_block is not None and not isinstance(block, LongLine):
-            fast_block(reader, block)
-        else:
+    if fast_block is not None:
+        for span in line_spans(chunks(stream, head), rest):
+            if isinstance(span, LongLine):
+                feed_block(reader, span, markers)
+            else:
+                fast_block(reader, *span)
+    else:
+        for block in line_blocks(chunks(stream, head), rest):
             feed_block(reader, block, markers)
     return finished(reader, b"".join(rest), markers, name, format, sniffed)
 

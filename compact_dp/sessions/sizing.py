@@ -53,13 +53,15 @@ def share(total: int, weights: list[int]) -> list[int]:
     n = len(weights)
     if n < 2:                            # (all of it to one: the usual growth, one message)
         return [total] if n else []
-    w = [max(0, x) for x in weights]
+    w = weights if min(weights) >= 0 else [max(0, x) for x in weights]
     whole = sum(w)
     if whole == 0:
         w, whole = [1] * n, n
     parts = [total * x // whole for x in w]
     left = total - sum(parts)
-    if left:
+    if left and n == 2:                  # (the next usual: a reply and a tool result)
+        parts[0 if total * w[0] % whole >= total * w[1] % whole else 1] += 1
+    elif left:
         order = sorted(range(n), key=lambda i: (-(total * w[i] % whole), i))
         for i in order[:left]:
             parts[i] += 1

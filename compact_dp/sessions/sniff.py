@@ -73,6 +73,11 @@ def _some_line(head: bytes, test) -> bool | None:
     return None if not parsed else False
 
 
+def _claude_code(head: bytes, raw: bytes | None = None) -> bool:
+    return any(c in head for c in CLAUDE) and any(t in head for t in CLAUDE_TYPES) and \
+        _some_line(head if raw is None else raw, _claude) is not False
+
+
 def sniff(head: bytes) -> str | None:
     """The format the first bytes show, or None when they show none of them.
 
@@ -84,12 +89,13 @@ def sniff(head: bytes) -> str | None:
     is matched as if it had none.
     """
     raw = head
+    if _claude_code(raw):                  # compact, as Claude Code writes: the same answer
+        return "claude-code"               # (taking spaces out only adds matches), sooner
     head = head.replace(b'" :', b'":').replace(b'": ', b'":')
     text = head.lstrip()
     if not text:
         return "bash-agent"                # nothing to tell: the awk's answer is 0
-    if any(c in head for c in CLAUDE) and any(t in head for t in CLAUDE_TYPES) and \
-            _some_line(raw, _claude) is not False:
+    if _claude_code(head, raw):
         return "claude-code"
     if b'"payload":' in head and any(t in head for t in CODEX) and \
             _some_line(raw, _codex) is not False:
