@@ -6,6 +6,7 @@ import io
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +17,8 @@ from .conftest import EXAMPLE, INPUTS, clean_env, run_main
 from .session_fixtures import claude_session
 
 STATS = {"turns": 5, "requests": 40, "input_tokens": 400000}
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+NOW = 1_800_000_000.0
 
 
 def test_every_kind_of_source_gives_the_same_decision():
@@ -105,3 +108,11 @@ def test_importing_the_package_is_light():
                         "print(sorted(m for m in sys.modules if m.startswith('compact_dp')))"],
                        capture_output=True, text=True, env=clean_env(), cwd="/")
     assert p.stdout.strip() == "['compact_dp', 'compact_dp.version']"
+
+
+def test_a_horizon_given_as_a_whole_number_is_a_number_of_requests():
+    """``horizon=20`` is what a caller writes; it must mean 20.0 requests, not fail."""
+    session = compact_dp.load(EXAMPLES / "claude-code.jsonl")
+    as_int = session.decide(now=NOW, horizon=20).as_dict()
+    assert as_int == session.decide(now=NOW, horizon=20.0).as_dict()
+    assert as_int["derived"]["R"] == 20.0 and as_int["derived"]["horizon"] == "fixed"
