@@ -129,6 +129,7 @@ def test_right_after_a_compaction_that_followed_the_last_reply_nothing_is_weighe
     ({"warm": True, "expires_at": "NOW+125"}, "cache warm 2m left"),
     ({"warm": False, "expires_at": "NOW-600"}, "cache cold 10m"),
     ({"warm": True, "expires_at": "NOW-30"}, "cache cold 30s"),
+    ({"warm": False, "expires_at": "NOW+100"}, "cache cold"),      # since when: unknown
     ({"warm": True}, "cache warm"), ({"warm": False}, "cache cold"),
     ({"expires_at": "NOW+9e9"}, "cache cold 19m")])          # not a time: the transcript's
 def test_claude_codes_own_cache_state_wins_over_the_transcripts_clock(
