@@ -203,3 +203,27 @@ def test_any_input_gives_exactly_one_line_and_exit_0(tmp_path):
         out = p.stdout.decode()
         assert p.returncode == 0 and out.count("\n") == 1 and out.endswith("\n"), (data, p)
         assert "Traceback" not in p.stderr.decode(), p.stderr
+
+
+# --- a transcript the status line has read before -------------------------------------------
+
+def test_a_transcript_rewritten_in_place_at_the_same_size_is_read_again(tmp_path):
+    """Claude Code only appends, but a file changed in place near where the last call
+    stopped (the same inode, the same size) must not be taken for the one read: its last
+    write's TTL changes from 1 hour to 5 minutes here."""
+    from compact_dp.sessions.incremental import read_incremental
+    f = write(tmp_path, claude_session().text())
+    cache = str(tmp_path / "cache")
+    assert read_incremental(str(f), cache).session.recorded_ttl == "1h"
+    data = f.read_bytes()
+    at = data.rindex(b'"ephemeral_1h_input_tokens":400')
+    with open(f, "r+b") as out:                   # in place: same inode, same size
+        out.seek(at)
+        out.write(b'"ephemeral_1h_input_tokens":000')
+    again = read_incremental(str(f), cache)
+    assert not again.resumed and again.session.recorded_ttl == "5m"
+    assert again.session.totals() == read_session([str(f)]).totals()
+    # read again as a transcript, to go on from: the next call reads nothing
+    assert not again.session.full
+    after = read_incremental(str(f), cache)
+    assert after.resumed and after.bytes_read == 0
