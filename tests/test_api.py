@@ -148,6 +148,7 @@ KEYWORDS = [
     ({"horizon": 12.0}, ["--horizon", "12"]),
     ({"turns": 9, "summary_tokens": 4000}, ["--turns", "9", "--summary-tokens", "4000"]),
     ({"trigger": "plan_clear"}, ["--trigger", "plan_clear"]),
+    ({"context_tokens": 190000}, ["--context-tokens", "190000"]),      # trigger auto
     ({"trigger": "auto", "context_tokens": 150000, "force_percent": 50},
      ["--trigger", "auto", "--context-tokens", "150000", "--force-percent", "50"]),
 ]
@@ -184,9 +185,14 @@ def test_load_takes_the_format_and_the_token_mode_the_command_takes(tmp_path):
 
 
 def test_a_decision_reads_the_same_as_its_dict(tmp_path):
-    """compact, keep, benefit, action, reason, forced: the object's words are the dict's."""
-    for keywords in ({}, {"trigger": "plan_clear"}, {"keep": "best"}):
-        d = compact_dp.load(EXAMPLE).decide(**STATS, **keywords)
+    """compact, keep, benefit, action, reason, forced: the object's words are the dict's —
+    a policy's where one was asked (here forced, where the cost model says skip)."""
+    f = tmp_path / "s.jsonl"
+    f.write_bytes(claude_session().text())
+    for source, keywords in ((EXAMPLE, STATS), (EXAMPLE, {**STATS, "trigger": "plan_clear"}),
+                             (EXAMPLE, {**STATS, "keep": "best"}), (f, {"now": NOW}),
+                             (f, {"now": NOW, "trigger": "plan_clear"})):
+        d = compact_dp.load(source).decide(**keywords)
         obj = d.as_dict()
         assert d.action == obj.get("action", obj["decision"])
         assert d.compact == (d.action == "compact") and d.keep == obj["keep"]
@@ -194,3 +200,5 @@ def test_a_decision_reads_the_same_as_its_dict(tmp_path):
         assert d.forced == obj.get("forced", False)
         assert d.terms.benefit == obj["terms"]["benefit"]
         assert d.derived.R == obj["derived"]["R"]
+        assert d.exit_status == (1 if obj.get("action") == "skip" else 0)
+    assert (d.compact, d.core.compact, d.forced) == (True, False, True)

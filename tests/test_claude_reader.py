@@ -206,8 +206,9 @@ def test_a_request_is_sent_at_the_last_main_line_before_it_and_ends_at_its_last_
     s.user("hi")                                            # t = 2
     s.response([text("a"), text("b"), text("c")], (3, 1000, 0), gap=5)   # 7, (9), 11, 13
     s.user("more")                                          # t = 15
-    s.response([text("side")], (3, 10, 0), sidechain=True)  # t = 17, a sub-agent's
-    s.response([text("d")], (3, 10, 1000), gap=9)           # t = 26
+    s.user("a sub-agent's prompt", turn=False, isSidechain=True)     # t = 17
+    s.response([text("side")], (3, 10, 0), sidechain=True)  # t = 19, its response
+    s.response([text("d")], (3, 10, 1000), gap=7)           # t = 26
     got = read(tmp_path, s)
     first, second = got.requests
     assert (first.sent, first.time, first.done) == (START + 2, START + 7, START + 13)
@@ -235,10 +236,13 @@ def test_a_failed_or_interrupted_prompt_touched_the_cache_once(tmp_path):
     s.user("try again")                                      # t = 12
     s.interrupt()                                            # Esc before any response
     s.user("once more")                                      # t = 16
-    s.response([text("b")], (3, 10, 1000))
+    s.response([tool_use("t1", "sleep 100")], (3, 10, 1000))
+    s.user("[Request interrupted by user for tool use]", turn=False)   # a tool stopped:
+    s.user("go on")                                          # its request was answered
+    s.response([text("b")], (3, 10, 1010))
     got = read(tmp_path, s)
     assert got.touches == [(1, START + 6), (1, START + 12)]
-    assert got.request_count == 2
+    assert got.request_count == 3
 
 
 def test_synthetic_errors_and_copies_of_earlier_responses_are_not_requests(tmp_path):

@@ -198,12 +198,16 @@ def test_a_compaction_counts_once_whichever_of_its_two_lines_comes_first(tmp_pat
 
 
 def test_two_compactions_with_a_message_between_them_are_two(tmp_path):
+    """Only a compacted line and its event with nothing between them are one: a message
+    after them, even with no request, ends that compaction."""
     c = compacted_turn()
     c.compacted([c.msg("user", SUMMARY)])
     c.context_compacted()
+    c.user("one more thing")
+    c.compacted([c.msg("user", SUMMARY)])
     s = read(tmp_path, c)
-    assert s.compaction_count == 2 and s.live_start == 11
-    assert s.kinds[s.live_start:] == [CONTEXT]
+    assert s.compaction_count == 3 and s.live_start == 13
+    assert s.kinds[11:] == [CONTEXT, USER, CONTEXT]
 
 
 def test_a_compaction_without_a_replacement_history_leaves_its_message(tmp_path):
@@ -235,3 +239,35 @@ def test_the_session_json_of_an_edge_rollout(tmp_path):
                                 "messages", "last_request_tokens", "models", "tokens")} == {
         "format": "codex", "requests": 4, "compactions": 1, "user_turns": 2, "messages": 4,
         "last_request_tokens": 3000, "models": ["gpt-5.1-codex"], "tokens": "usage"}
+
+
+# --- every item's kind, turns, and the rollouts from before the envelope ---------------------
+
+def test_every_response_item_has_its_kind(tmp_path):
+    c = CodexRollout()
+    c.item({"type": "message", "role": "developer", "content": [
+        {"type": "input_text", "text": "<permissions instructions>…"}]})
+    c.context("# AGENTS.md instructions for /p\n\nbe brief")
+    c.user("go")
+    for kind in ("reasoning", "function_call", "custom_tool_call", "local_shell_call",
+                 "web_search_call"):
+        c.item({"type": kind, "call_id": "x", "status": "completed"})
+    c.item({"type": "function_call_output", "call_id": "x", "output": "ok"})
+    c.item({"type": "custom_tool_call_output", "call_id": "x", "output": "ok"})
+    c.item({"type": "compaction_summary", "encrypted_content": "e"})
+    c.item({"type": "ghost_snapshot", "ghost_commit": {}})          # not conversation
+    c.token_count(5000)
+    s = read(tmp_path, c)
+    assert s.kinds == [CONTEXT, CONTEXT, USER] + [ASSISTANT] * 5 + [TOOL, TOOL, CONTEXT]
+
+
+def test_turns_are_the_user_message_events_not_the_user_items(tmp_path):
+    """A shell command the user ran (``!ls``) is injected context, yet a turn of theirs."""
+    c = CodexRollout()
+    c.user("first")
+    c.item(c.msg("user", "<user_shell_command>\nls\n</user_shell_command>"))
+    c.line("event_msg", {"type": "user_message", "message": "!ls"}, 0.0)
+    c.token_count(3000)
+    s = read(tmp_path, c)
+    assert s.kinds == [USER, CONTEXT] and s.user_turns == 2
+

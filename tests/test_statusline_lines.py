@@ -227,3 +227,15 @@ def test_a_transcript_rewritten_in_place_at_the_same_size_is_read_again(tmp_path
     assert not again.session.full
     after = read_incremental(str(f), cache)
     assert after.resumed and after.bytes_read == 0
+
+
+@pytest.mark.parametrize("seconds, short, long", [
+    (0, "0s", "0 s"), (59.4, "59s", "59 s"), (60, "1m", "60 s"), (89, "1m", "89 s"),
+    (90, "2m", "2 min"), (3599, "60m", "60 min"), (3600, "1.0h", "60 min"),
+    (5399, "1.5h", "90 min"), (5400, "1.5h", "1.5 h"), (172799, "48.0h", "48.0 h"),
+    (172800, "2d", "2 days")])
+def test_durations_change_unit_at_a_minute_an_hour_and_two_days(seconds, short, long):
+    """The status bar's short form changes unit at 60 s, 60 min and 48 h; --explain's at
+    90 s, 90 min and 48 h."""
+    from compact_dp.views.words import duration
+    assert (duration(seconds, short=True), duration(seconds)) == (short, long)

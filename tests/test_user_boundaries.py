@@ -14,6 +14,8 @@ import time
 
 import pytest
 
+from compact_dp.sessions.read import read_session
+
 from .conftest import INPUTS, clean_env, command_path, run_main, write
 from .session_fixtures import ClaudeSession, claude_session, text
 from .test_json_fields import three_warm_requests
@@ -34,6 +36,32 @@ def test_never_compacts_a_prompt_exactly_at_the_window(window, before, tmp_path)
     assert all(p["forced"] for p in never["compaction_points"])
 
 
+def turn_end_session(first: int) -> ClaudeSession:
+    s = ClaudeSession()
+    s.user("hi")
+    s.response([text("a")], (3, first - 3, 0))
+    s.user("more")
+    s.response([text("b")], (3, 1000, first - 3))
+    s.user("again")
+    s.response([text("c")], (3, 1000, first + 997))
+    return s
+
+
+@pytest.mark.parametrize("delta, before", [(0, 2), (1, 2), (-1, 3)])
+def test_a_threshold_compacts_at_the_turn_end_whose_context_reaches_it(
+        delta, before, tmp_path):
+    """threshold:5 of a 200,000-token window is 10,000 tokens; at the turn end before
+    the second request the context is the first prompt and its reply — made exactly
+    10,000 (+ delta) here — and reaching the threshold compacts there."""
+    probe = read_session([str(write(tmp_path, turn_end_session(9000).text()))])
+    reply = probe.tokens[1]                       # the reply's share of the growth
+    f = write(tmp_path, turn_end_session(10000 - reply + delta).text())
+    assert read_session([str(f)]).tokens[1] == reply
+    r = run_main("replay", "--json", "--policy", "threshold:5", str(f))
+    run = json.loads(r.out)["sessions"][0]["policies"][0]
+    assert run["compaction_points"][0]["request"] == before
+
+
 def two_requests(tmp_path, prompt: int):
     """Compacting does not pay a minute after the second request (``prompt`` tokens)."""
     s = ClaudeSession()
@@ -51,7 +79,6 @@ def test_pre_compact_never_blocks_at_or_past_the_margin(prompt, margin, blocked,
                                                         monkeypatch):
     """The hook blocks an automatic compaction that does not pay, unless the context is
     within the margin of the window's end (exactly at it included)."""
-    from compact_dp.sessions.read import read_session
     f = two_requests(tmp_path, prompt)
     now = read_session([str(f)]).last_time(None) + 60
     decided = json.loads(run_main("--json", "--now", repr(now), str(f)).out)
