@@ -271,3 +271,16 @@ def test_turns_are_the_user_message_events_not_the_user_items(tmp_path):
     s = read(tmp_path, c)
     assert s.kinds == [USER, CONTEXT] and s.user_turns == 2
 
+
+def test_a_rollout_from_before_the_envelope_is_read_without_usage(tmp_path):
+    lines = [{"id": "0199", "timestamp": "2025-06-01T10:00:00.000Z", "instructions": None},
+             {"record_type": "state"},
+             CodexRollout.msg("user", "fix it"),
+             {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c"},
+             {"type": "function_call_output", "call_id": "c", "output": "done"},
+             CodexRollout.msg("assistant", "Fixed.")]
+    f = write(tmp_path, "\n".join(map(dumps, lines)) + "\n", "rollout.jsonl")
+    s = read_session([str(f)])
+    assert s.format == "codex" and s.kinds == [USER, ASSISTANT, TOOL, ASSISTANT]
+    assert (s.request_count, s.has_usage, s.token_source) == (0, False, "bytes")
+    assert s.tokens == [bytes_rule(n) for n in s.nbytes]
