@@ -10,8 +10,9 @@ has no ``../shared`` beside it, so the catch rate is a lone clone's.
 
     python tests/mutants.py [--jobs N] [AREA ...]      # AREA: a word of an area's name
 
-It prints each mutant, a table per area and the overall catch rate; the exit status is 1
-when any mutant survived.
+It first runs each selection of tests on an unchanged copy (a kill means nothing where the
+tests fail anyway), then prints each mutant, a table per area and the overall catch rate;
+the exit status is 1 when any mutant survived, 2 when a selection fails unchanged.
 """
 
 from __future__ import annotations
@@ -429,22 +430,30 @@ MUTANTS: dict[str, list[tuple[str, str, str, str, str]]] = {
 }
 
 
-def run_mutant(name: str, file: str, old: str, new: str, tests: str) -> bool:
-    """True when the tests fail on the mutant (the mutant is killed)."""
+def run_tests(tests: str, change: tuple[str, str, str] | None = None) -> bool:
+    """True when ``tests`` fail on a copy of the repository with ``change`` (file, text,
+    new text) applied."""
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "repo"
         shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(
             ".venv", ".git", "__pycache__", ".hypothesis", ".pytest_cache", "data",
             "build", "*.egg-info"))
-        target = copy / file
-        text = target.read_text()
-        assert text.count(old) == 1, f"{name}: {old!r} not found exactly once in {file}"
-        target.write_text(text.replace(old, new))
+        if change is not None:
+            file, old, new = change
+            target = copy / file
+            text = target.read_text()
+            assert text.count(old) == 1, f"{old!r} not found exactly once in {file}"
+            target.write_text(text.replace(old, new))
         p = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p",
                             "no:cacheprovider", *tests.split()], cwd=copy,
                            capture_output=True, text=True,
                            env={**os.environ, "PYTHONPATH": str(copy)})
         return p.returncode != 0
+
+
+def run_mutant(name: str, file: str, old: str, new: str, tests: str) -> bool:
+    """True when the tests fail on the mutant (the mutant is killed)."""
+    return run_tests(tests, (file, old, new))
 
 
 def main(argv: list[str]) -> int:
@@ -457,6 +466,13 @@ def main(argv: list[str]) -> int:
              if not argv or any(word.lower() in area.lower() for word in argv)}
     todo = [(area, m) for area, items in areas.items() for m in items]
     with ThreadPoolExecutor(jobs) as pool:
+        # a kill means something only where the same tests pass without the mutant
+        selections = sorted({m[4] for _, m in todo})
+        failing = [t for t, failed in zip(selections, pool.map(run_tests, selections))
+                   if failed]
+        if failing:
+            print("these tests fail without any mutant:", *failing, sep="\n  ")
+            return 2
         results = list(pool.map(lambda job: run_mutant(*job[1]), todo))
     table: dict[str, list[int]] = {}
     for (area, (name, _, _, _, tests)), killed in zip(todo, results):

@@ -202,3 +202,14 @@ def test_a_decision_reads_the_same_as_its_dict(tmp_path):
         assert d.derived.R == obj["derived"]["R"]
         assert d.exit_status == (1 if obj.get("action") == "skip" else 0)
     assert (d.compact, d.core.compact, d.forced) == (True, False, True)
+
+
+def test_load_and_decide_read_the_format_they_are_given(tmp_path):
+    f = tmp_path / "s.jsonl"
+    f.write_bytes(claude_session().text())
+    assert compact_dp.load(f).format == "claude-code"
+    as_lines = compact_dp.load(f, format="bash-agent")
+    assert as_lines.format == "bash-agent"
+    assert len(as_lines.kinds) == len(f.read_bytes().splitlines())
+    d = compact_dp.decide(f, format="bash-agent", turns=1)
+    assert d.as_dict()["session"]["format"] == "bash-agent"

@@ -218,3 +218,26 @@ def test_a_replay_reads_a_cache_sent_to_up_to_15_seconds_past_its_ttl(gap, read,
     r = run_main("replay", "--json", "--policy", "never", str(write(tmp_path, s.text())))
     never = json.loads(r.out)["sessions"][0]["policies"][0]
     assert never["cache_read_tokens"] == read
+
+
+def test_a_moment_before_the_last_response_is_no_idle_time(tmp_path):
+    f, last = session_ending_at(tmp_path)
+    cache = cache_at(f, last - 100)
+    assert (cache["state"], cache["idle_seconds"], cache["seconds_left"]) == (
+        "warm", 0.0, 300.0)
+
+
+def test_a_known_model_with_no_write_recorded_takes_its_providers_ttl_and_write_price(
+        tmp_path):
+    from compact_dp.sessions.read import read_session
+    c = CodexRollout(model="gpt-5.1-codex")
+    c.user("hi")
+    c.token_count(5000)
+    f = write(tmp_path, c.text(), "rollout.jsonl")
+    last = read_session([str(f)]).last_time(None)
+    cache = cache_at(f, last + 3600)
+    assert {k: cache[k] for k in ("state", "ttl", "ttl_seconds", "ttl_source", "p_write",
+                                  "p_write_source", "seconds_left")} == {
+        "state": "warm", "ttl": "2h", "ttl_seconds": 7200.0, "ttl_source": "openai default",
+        "p_write": 1.25, "p_write_source": "no write premium: writes cost input",
+        "seconds_left": 3600.0}

@@ -121,6 +121,25 @@ def test_a_boundary_followed_by_a_response_then_a_prompt_makes_that_prompt_a_tur
     assert got.summary_tokens is None and got.prefix == 6003
 
 
+def test_a_line_flagged_as_a_summary_is_never_a_turn_and_the_first_request_after_is_kept(
+        tmp_path):
+    """An older version's flag counts wherever the line is; what the compaction left is
+    measured on the first request after it, not a later one."""
+    s = first_turn()
+    s.boundary()
+    s.response([text("Continuing.")], (3, 6000, 0))
+    s.user("Summary of the conversation so far: …", turn=False, isCompactSummary=True)
+    next_turn(s)
+    s.user("and the last step")
+    s.response([text("Done too.")], (1, 50, 6000))
+    got = read(tmp_path, s)
+    assert got.kinds[got.live_start:] == [ASSISTANT, CONTEXT, USER, ASSISTANT, USER,
+                                          ASSISTANT]
+    assert got.user_turns == 3
+    first = got.aftermath[0]
+    assert (first.left, first.first_prompt, first.first_read) == (6003, 6003, 0)
+
+
 def test_two_boundaries_in_a_row_are_two_compactions_and_one_new_context(tmp_path):
     s = first_turn()
     s.boundary()

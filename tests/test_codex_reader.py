@@ -6,11 +6,13 @@ must find."""
 from __future__ import annotations
 
 import json
+
 from compact_dp.sessions.model import ASSISTANT, CONTEXT, TOOL, USER
 from compact_dp.sessions.read import read_session
+from compact_dp.sessions.timefmt import parse_time
 
 from .conftest import run_main, write
-from .session_fixtures import CodexRollout, bytes_rule, dumps, shares
+from .session_fixtures import CodexRollout, bytes_rule, dumps, shares, stamp
 
 SUMMARY = ("Another language model started to solve this problem and produced a summary: "
            "added --verbose to cli.py and documented it.")
@@ -51,6 +53,11 @@ def test_a_repeated_token_count_is_one_request_even_after_a_null_info(tmp_path):
     s = read(tmp_path, one_turn())
     assert [r.usage.prompt for r in s.requests] == [9000, 9600]
     assert s.request_count == 2 and s.input_tokens == 18600
+
+
+def test_the_session_id_folder_and_start_come_from_the_rollouts_first_lines(tmp_path):
+    s = read(tmp_path, one_turn())
+    assert (s.session_id, s.cwd, s.started) == ("r-1", "/p", parse_time(stamp(1.5)))
 
 
 def test_two_equal_requests_in_a_row_are_two_requests_when_the_running_total_moves(tmp_path):

@@ -236,3 +236,18 @@ def test_a_replayed_compactions_fields(tmp_path):
         sum(p["input_cost"] + p["output_cost"] for p in points), rel=1e-12)
     assert threshold["saving"] == pytest.approx(
         session["policies"][0]["comparable_cost"] - threshold["comparable_cost"], rel=1e-12)
+
+
+def test_the_warnings_field_holds_what_stderr_said(tmp_path):
+    """Both the reader's (a last line cut short) and the question's (a model the table
+    does not know)."""
+    built = ClaudeSession(model="mystery-model-1")
+    built.user("hi")
+    built.response([text("a")], (3, 1000, 0))
+    built.user("more")
+    f = write(tmp_path, built.text()[:-20])
+    r = run_main("--json", str(f))
+    warnings = json.loads(r.out)["session"]["warnings"]
+    assert len(warnings) == 2 and warnings[0].startswith("the last line (")
+    assert warnings[1].startswith("model 'mystery-model-1' is not in the price table")
+    assert r.err == "".join(f"compact-dp: warning: {w}\n" for w in warnings)
