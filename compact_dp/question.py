@@ -74,8 +74,10 @@ class Options:
                 horizon = parse_horizon(horizon)
             except ValueError as e:
                 raise BadValue("horizon", str(e)) from None
-        elif horizon is not None and not (horizon > 0 and math.isfinite(horizon)):
-            raise BadValue("horizon", f"{horizon!r} is not a positive number of requests")
+        elif horizon is not None:
+            if not (horizon > 0 and math.isfinite(horizon)):
+                raise BadValue("horizon", f"{horizon!r} is not a positive number of requests")
+            horizon = float(horizon)         # horizon=20 from a caller means 20.0 requests
         self.params = dict(params or {})
         self.model, self.keep, self.price, self.cache_ttl = model, keep, price, cache_ttl
         self.p_write, self.now, self.horizon, self.policy = p_write, now, horizon, policy

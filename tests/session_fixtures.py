@@ -8,6 +8,7 @@ formats as docs/formats.md describes them; the numbers are made up.
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 T0 = "2026-03-01T10:00:00.000Z"
 
@@ -25,15 +26,33 @@ def dumps(obj) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
+def shares(total: int, weights: list[int]) -> list[int]:
+    """The sizing rule's share, written plainly: ``total`` tokens in proportion to
+    ``weights``, each its floor, then one more each for the largest remainders (the
+    earlier message first on a tie)."""
+    exact = [Fraction(total * w, sum(weights)) for w in weights]
+    parts = [int(x) for x in exact]
+    order = sorted(range(len(weights)), key=lambda i: (-(exact[i] - parts[i]), i))
+    for i in order[:total - sum(parts)]:
+        parts[i] += 1
+    return parts
+
+
+def bytes_rule(nbytes: int) -> int:
+    """A message no growth has sized yet: the awk's (bytes + 3) // 4 + 1."""
+    return (nbytes + 3) // 4 + 1
+
+
 # --- Claude Code --------------------------------------------------------------------------
 
 class ClaudeSession:
     """Builds a Claude Code file line by line and counts what a reader must find."""
 
     def __init__(self, model: str = "claude-opus-4-6", session_id: str = "s-1",
-                 cwd: str = "/p", ids: str = ""):
+                 cwd: str = "/p", agent: str | None = None, ids: str = ""):
         self.lines: list[str] = []
         self.model, self.sid, self.cwd = model, session_id, cwd
+        self.agent = agent                   # a sub-agent's file: every line a sidechain
         self.ids = ids                       # begins every message.id and requestId
         self.t = 0.0
         self.requests: list[dict] = []       # one per (message.id, requestId)
@@ -44,9 +63,11 @@ class ClaudeSession:
     def _base(self, kind: str, **extra) -> dict:
         self.n += 1
         self.t += 2.0
-        return {"parentUuid": f"u{self.n - 1}", "isSidechain": False, "userType": "external",
-                "cwd": self.cwd, "sessionId": self.sid, "version": "2.1.40", "type": kind,
-                "uuid": f"u{self.n}", "timestamp": stamp(self.t), **extra}
+        agent = {"agentId": self.agent} if self.agent else {}
+        return {"parentUuid": f"u{self.n - 1}", "isSidechain": self.agent is not None,
+                "userType": "external", "cwd": self.cwd, "sessionId": self.sid,
+                "version": "2.1.40", **agent, "type": kind, "uuid": f"u{self.n}",
+                "timestamp": stamp(self.t), **extra}
 
     def progress(self) -> None:
         self.lines.append(dumps(self._base("progress", data={"type": "hook_progress",
@@ -80,8 +101,8 @@ class ClaudeSession:
         prompt = (uncached input, cache written, cache read)."""
         self.t += gap - 2.0
         uncached, written, read = prompt
-        rid = f"req_{self.ids}{len(self.lines)}"
-        mid = f"msg_{self.ids}{len(self.lines)}"
+        rid = f"req_{self.ids}{self.agent or ''}{len(self.lines)}"   # unique across files
+        mid = f"msg_{self.ids}{self.agent or ''}{len(self.lines)}"
         usage = {"input_tokens": uncached, "cache_creation_input_tokens": written,
                  "cache_read_input_tokens": read, "output_tokens": 1}
         if split:
@@ -101,7 +122,7 @@ class ClaudeSession:
             self.lines.append(dumps(line))
             if i == 0 and len(blocks) > 1:
                 self.progress()                 # progress lines interleave
-        if not sidechain:
+        if not sidechain and not self.agent:
             self.requests.append({"prompt": uncached + written + read, "time": self.t,
                                   "model": model or self.model})
 
@@ -111,12 +132,32 @@ class ClaudeSession:
             "content": [{"type": "text", "text": text}],
             "usage": {"input_tokens": 0, "output_tokens": 0}})))
 
-    def boundary(self, trigger: str = "auto", pre_tokens: int = 0) -> None:
-        self.compactions += 1
-        self.lines.append(dumps(self._base("system", subtype="compact_boundary",
-                                           content="Conversation compacted",
-                                           compactMetadata={"trigger": trigger,
-                                                            "preTokens": pre_tokens})))
+    def boundary(self, trigger: str = "auto", pre_tokens: int = 0,
+                 sidechain: bool = False) -> None:
+        """A compaction; ``sidechain``: a sub-agent's own, not the session's."""
+        line = self._base("system", subtype="compact_boundary",
+                          content="Conversation compacted",
+                          compactMetadata={"trigger": trigger, "preTokens": pre_tokens})
+        if sidechain:
+            line["isSidechain"] = True
+        else:
+            self.compactions += 1
+        self.lines.append(dumps(line))
+
+    def summary(self, text: str = "fixed parser quote handling. ") -> None:
+        """The compaction's summary, as the first user line after the boundary (newer
+        versions do not flag it)."""
+        self.user("This session is being continued from a previous conversation. "
+                  "Summary: " + text * 20, turn=False)
+
+    def api_error(self) -> None:
+        """The request failed: a system line, no response."""
+        self.lines.append(dumps(self._base("system", subtype="api_error", level="error",
+                                           retryAttempt=1)))
+
+    def interrupt(self) -> None:
+        """The user pressed Esc before any response line."""
+        self.user("[Request interrupted by user]", turn=False)
 
     def system(self, subtype: str = "turn_duration") -> None:
         self.lines.append(dumps(self._base("system", subtype=subtype, durationMs=5)))
@@ -165,27 +206,6 @@ def claude_session(**kw) -> ClaudeSession:
     s.user("thanks, now document it")                                  # turn 3
     s.response([text("Done: " + "doc " * 80)], (1, 400, 23500), ttl="1h",
                model="claude-haiku-4-5-20251001")
-    return s
-
-
-def claude_turns(turns: list[int], first: int = 9000, grow: int = 700,
-                 **kw) -> ClaudeSession:
-    """A session of ``len(turns)`` human turns of ``turns[i]`` requests each (tool calls,
-    then a reply), two seconds apart: the first prompt writes ``first`` tokens, each
-    later one reads the whole last prompt from the cache and writes ``grow`` more, and
-    nothing is uncached — a bill simple enough to work out by hand."""
-    s = ClaudeSession(**kw)
-    prompt = 0
-    for t, n in enumerate(turns):
-        s.user(f"task {t}: " + "please do it " * 20)
-        for i in range(n):
-            new = first if prompt == 0 else prompt + grow
-            last = i == n - 1
-            s.response([text("done " * 30) if last else tool_use(f"t{t}.{i}", "ls")],
-                       (0, new - prompt, prompt))
-            prompt = new
-            if not last:
-                s.tool_result(f"t{t}.{i}", "out " * 50)
     return s
 
 
@@ -280,6 +300,182 @@ OPENAI_MESSAGES = [
     {"role": "user", "content": "open a.py"},
     {"role": "assistant", "content": "It prints hello."},
 ]
+
+
+class CodexRollout:
+    """Builds a Codex rollout line by line, in the shapes real rollouts have: the
+    envelope, a token_count after each request that Codex often repeats unchanged, a null
+    ``info`` before anything is known, turn_context lines that switch the model,
+    compactions as a ``compacted`` line and a ``context_compacted`` event.  ``prompts``
+    are the requests a reader must find."""
+
+    def __init__(self, model: str = "gpt-5.1-codex", window: int = 272000):
+        self.lines: list[str] = []
+        self.t = 0.0
+        self.window = window
+        self.total = [0, 0, 0, 0]                  # input, cached, output, total
+        self.last: dict = {}
+        self.prompts: list[int] = []
+        self.line("session_meta", {"id": "r-1", "timestamp": stamp(0), "cwd": "/p",
+                                   "originator": "codex_cli_rs", "cli_version": "0.80.0",
+                                   "instructions": None})
+        self.turn_context(model)
+
+    def line(self, kind: str, payload: dict, gap: float = 1.5) -> None:
+        self.t += gap
+        self.lines.append(dumps({"timestamp": stamp(self.t), "type": kind,
+                                 "payload": payload}))
+
+    def turn_context(self, model: str) -> None:
+        self.line("turn_context", {"cwd": "/p", "approval_policy": "on-request",
+                                   "model": model, "summary": "auto"})
+
+    @staticmethod
+    def msg(role: str, text: str) -> dict:
+        kind = "output_text" if role == "assistant" else "input_text"
+        return {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+
+    def item(self, payload: dict, gap: float = 1.5) -> None:
+        self.line("response_item", payload, gap)
+
+    def context(self, text: str = "<environment_context>\n<cwd>/p</cwd>\n"
+                                  "</environment_context>") -> None:
+        self.item(self.msg("user", text))
+
+    def user(self, text: str, gap: float = 1.5) -> None:
+        """A human turn: the message, then Codex's user_message event."""
+        self.item(self.msg("user", text), gap)
+        self.line("event_msg", {"type": "user_message", "message": text}, 0.0)
+
+    def assistant(self, text: str) -> None:
+        self.item(self.msg("assistant", text))
+
+    def reasoning(self) -> None:
+        self.item({"type": "reasoning", "summary": [], "encrypted_content": "e" * 40})
+
+    def call(self, call_id: str, command: str) -> None:
+        self.item({"type": "function_call", "name": "shell",
+                   "arguments": dumps({"command": ["bash", "-lc", command]}),
+                   "call_id": call_id})
+
+    def output(self, call_id: str, text: str) -> None:
+        self.item({"type": "function_call_output", "call_id": call_id, "output": text})
+
+    def token_count(self, prompt: int, cached: int = 0, output: int = 100,
+                    write: int | None = None, count: bool = True) -> None:
+        """A request's usage (``input_tokens`` includes the cached part), its running
+        total moved on; ``count``: a reader must count it (not a 0-token placeholder)."""
+        last = {"input_tokens": prompt, "cached_input_tokens": cached,
+                "output_tokens": output, "reasoning_output_tokens": output // 2,
+                "total_tokens": prompt + output}
+        if write is not None:
+            last["cache_write_input_tokens"] = write
+        for i, x in enumerate((prompt, cached, output, prompt + output)):
+            self.total[i] += x
+        self.last = last
+        if count:
+            self.prompts.append(prompt)
+        self.repeat()
+
+    def repeat(self) -> None:
+        """The last token_count again, its running total unchanged (not a new request)."""
+        total = dict(zip(("input_tokens", "cached_input_tokens", "output_tokens",
+                          "total_tokens"), self.total))
+        self.line("event_msg", {"type": "token_count", "info": {
+            "total_token_usage": total, "last_token_usage": self.last,
+            "model_context_window": self.window}, "rate_limits": None}, 0.2)
+
+    def null_info(self) -> None:
+        self.line("event_msg", {"type": "token_count", "info": None, "rate_limits": None})
+
+    def compacted(self, history: list[dict] | None = None, message: str = "") -> None:
+        payload: dict = {"message": message}
+        if history is not None:
+            payload["replacement_history"] = history
+        self.line("compacted", payload)
+
+    def context_compacted(self) -> None:
+        self.line("event_msg", {"type": "context_compacted"})
+
+    def text(self) -> bytes:
+        return ("\n".join(self.lines) + "\n").encode()
+
+
+def claude_with_side_files(folder, sid: str = "4f00d1e5-0000-4000-8000-000000000001"):
+    """A Claude Code session kept the way real ones are (``folder/<sid>.jsonl`` and
+    ``folder/<sid>/subagents/``): the main chain writes its cache with the 1-hour TTL, the
+    client breaks the cache once while it is warm (reads drop to nothing, all re-written),
+    the user is away 20 minutes (warm on the 1-hour clock, cold on a 5-minute one), a
+    sub-agent's lines and its own compaction run inline as sidechains, and a compaction
+    whose summary request is recorded in ``subagents/agent-acompact-*.jsonl``, beside a
+    sub-agent's file ``agent-*.jsonl`` (one of its responses also copied into the main
+    file: billed once).  Returns the main file's path and what a reader must find."""
+    from pathlib import Path
+    folder = Path(folder)
+    main = ClaudeSession(session_id=sid)
+    main.user("refactor the parser")                                   # turn 1
+    main.response([text("Reading it."), tool_use("t1", "cat parser.py")], (3, 20000, 0),
+                  ttl="1h")
+    main.tool_result("t1", "def parse(s):\n" + "    pass\n" * 40)
+    main.response([text("Split into two functions.")], (1, 700, 20000), ttl="1h")
+    main.user("run the tests")                                         # turn 2
+    main.response([tool_use("t2", "pytest")], (1, 300, 20700), ttl="1h")
+    main.tool_result("t2", "40 passed")
+    main.response([text("side work")], (3, 4000, 0), sidechain=True)   # a sub-agent
+    main.boundary("auto", 9000, sidechain=True)                         # ... compacting
+    main.response([text("All green.")], (1, 21400, 0), ttl="1h")       # a cache break
+    main.pause(1200)                                                    # away 20 min
+    main.user("now add a docstring")                                    # turn 3
+    main.response([text("Added " + "doc " * 50)], (1, 250, 21400), ttl="1h")
+    main.boundary("manual", 21700)
+    main.summary()
+    main.response([text("Continuing.")], (3, 12000, 0), ttl="1h")
+    main.user("thanks")                                                  # turn 4
+    main.response([text("You are welcome.")], (1, 90, 12000), ttl="1h")
+    compaction = ClaudeSession(session_id=sid, agent="acompact-0a1b2c")
+    compaction.t = main.t - 20
+    compaction.user("Your task is to create a detailed summary of the conversation so far")
+    compaction.response([text("Summary: " + "s " * 300)], (3, 1500, 21400), output=900)
+    agent = ClaudeSession(session_id=sid, agent="a5e6f70", model="claude-sonnet-4-5")
+    agent.t = 30
+    agent.user("find every caller of parse()")
+    agent.response([tool_use("a1", "rg parse")], (3, 9000, 0))
+    agent.tool_result("a1", "cli.py:3\nlib.py:9")
+    agent.response([text("Two callers.")], (2, 60, 9000), output=40)
+    copied = json.loads(agent.lines[-1])
+    main.lines.insert(3, dumps(dict(copied, isSidechain=True)))        # copied inline
+    path = folder / f"{sid}.jsonl"
+    subagents = folder / sid / "subagents"
+    subagents.mkdir(parents=True)
+    path.write_bytes(main.text())
+    (subagents / "agent-acompact-0a1b2c.jsonl").write_bytes(compaction.text())
+    (subagents / "agent-a5e6f70.jsonl").write_bytes(agent.text())
+    expect = {"main": main.requests, "turns": main.turns, "compaction": compaction.requests,
+              "agent": [dict(r, model=agent.model) for r in agent.requests],
+              "agent_usage": [(3, 9000, 0, 0), (2, 60, 0, 9000)],
+              "compaction_usage": (3, 1500, 0, 21400)}
+    return path, expect
+
+
+def claude_turns(turns: list[int], first: int = 9000, grow: int = 700,
+                 **kw) -> ClaudeSession:
+    """A session of ``len(turns)`` human turns of ``turns[i]`` requests each (tool calls,
+    then a reply), two seconds apart: the first prompt writes ``first`` tokens, each
+    later one reads the whole last prompt from the cache and writes ``grow`` more, and
+    nothing is uncached — a bill simple enough to work out by hand."""
+    s = ClaudeSession(**kw)
+    prompt = 0
+    for t, n in enumerate(turns):
+        s.user(f"task {t}: " + "please do it " * 20)
+        for i in range(n):
+            new = first if prompt == 0 else prompt + grow
+            last = i == n - 1
+            s.response([text("done " * 30) if last else tool_use(f"t{t}.{i}", "ls")],
+                       (0, new - prompt, prompt))
+            prompt = new
+            if not last:
+                s.tool_result(f"t{t}.{i}", "out " * 50)
+    return s
 
 
 # --- sessions of turns, for replay ------------------------------------------------------------

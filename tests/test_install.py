@@ -218,3 +218,98 @@ def test_the_default_folder_is_made_even_through_a_linked_home(tmp_path, monkeyp
         r = run_main("install", "claude-code", *dry_run)
         assert r.status == 0 and r.err == ""
     assert mode(tmp_path / "real-home" / ".claude" / "settings.json") == 0o600
+
+
+# --- how the files are written -------------------------------------------------------------------
+
+@pytest.mark.parametrize("umask", [0o000, 0o022, 0o077])
+def test_a_settings_file_install_creates_is_its_owners_only_whatever_the_umask(
+        umask, tmp_path):
+    f = tmp_path / "settings.json"
+    old = os.umask(umask)
+    try:
+        assert cli("install", f).status == 0
+    finally:
+        os.umask(old)
+    assert mode(f) == 0o600 and not backup(f).exists()
+
+
+def test_moving_to_a_command_of_the_same_length_rewrites_the_file_at_the_same_size(
+        tmp_path):
+    """Another compact-dp whose path is as long: the file changes but not its size, and
+    is still replaced whole (a new file under the name), its backup the first original."""
+    f = settings_file(tmp_path, permissions=0o640)
+    cc_settings.install(str(f), prefix="/old/bin/compact-dp")
+    before, inode = f.read_bytes(), f.stat().st_ino
+    cc_settings.install(str(f), prefix="/new/bin/compact-dp")
+    after = f.read_bytes()
+    assert len(after) == len(before) and after != before
+    assert after == before.replace(b"/old/bin/", b"/new/bin/")
+    assert f.stat().st_ino != inode and mode(f) == 0o640
+    assert backup(f).read_text() == SECRET
+
+
+def test_a_write_replaces_the_file_whole_and_a_reader_of_the_old_one_still_sees_it_whole(
+        tmp_path):
+    f = settings_file(tmp_path)
+    with open(f, "rb") as reader:
+        assert cli("install", f).status == 0
+        assert reader.read() == SECRET.encode()          # the old file, untouched
+    assert "statusLine" in json.loads(f.read_text())
+    assert sorted(os.listdir(tmp_path)) == ["settings.json", "settings.json.compact-dp-backup"]
+
+
+def test_a_replace_that_fails_leaves_the_settings_as_they_were_and_no_temporary_file(
+        tmp_path, monkeypatch):
+    f = settings_file(tmp_path)
+    replace = os.replace
+
+    def full_disk(src, dst):
+        if str(dst) == str(f):
+            raise OSError(28, "No space left on device")
+        replace(src, dst)
+    monkeypatch.setattr(os, "replace", full_disk)
+    r = cli("install", f)
+    assert r.status == 2 and r.err == (f"compact-dp: error: cannot write {f}: No space left "
+                                       f"on device; {f} is unchanged\n")
+    assert f.read_text() == SECRET and not [x for x in os.listdir(tmp_path) if ".tmp" in x]
+
+
+def test_an_uninstall_after_other_edits_backs_up_the_file_it_replaces_before_replacing_it(
+        tmp_path, monkeypatch):
+    """The backup is written first: a failure between the two writes leaves the edited
+    settings whole and a copy of them."""
+    f = settings_file(tmp_path)
+    assert cli("install", f).status == 0
+    edited = json.loads(f.read_text())
+    edited["theme"] = "light"
+    f.write_text(json.dumps(edited, indent=2) + "\n")
+    replaced = f.read_bytes()
+    order: list[str] = []
+    replace = os.replace
+
+    def watched(src, dst):
+        order.append(os.path.basename(dst))
+        replace(src, dst)
+    monkeypatch.setattr(os, "replace", watched)
+    assert cli("uninstall", f).status == 0
+    assert order == ["settings.json.compact-dp-backup", "settings.json"]
+    assert backup(f).read_bytes() == replaced and mode(backup(f)) == 0o600
+    assert json.loads(f.read_text()) == {**json.loads(SECRET), "theme": "light"}
+
+
+def test_an_uninstall_dry_run_shows_the_change_and_keeps_file_and_backup(tmp_path):
+    f = settings_file(tmp_path)
+    assert cli("install", f).status == 0
+    installed = f.read_bytes()
+    r = cli("uninstall", f, "--dry-run")
+    assert r.status == 0 and r.out.startswith(f"--- {f}\n") and '-  "statusLine"' in r.out
+    assert f.read_bytes() == installed and backup(f).read_text() == SECRET
+
+
+def test_an_uninstall_of_settings_without_our_entries_touches_nothing(tmp_path):
+    f = settings_file(tmp_path)
+    backup(f).write_text('{"kept": "by someone"}\n')
+    r = cli("uninstall", f)
+    assert r.status == 0 and f.read_text() == SECRET
+    assert backup(f).read_text() == '{"kept": "by someone"}\n'

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import json
+
 from hypothesis import given
 from hypothesis import strategies as st
 
 from compact_dp.sessions.model import ASSISTANT, CONTEXT, TOOL, USER
+from compact_dp.sessions.read import read_session
 from compact_dp.sessions.recorder import Recorder
 from compact_dp.sessions.sizing import share
 
-
-def bytes_rule(n: int) -> int:
-    return (n + 3) // 4 + 1
+from .conftest import write
+from .session_fixtures import ClaudeSession, CodexRollout, bytes_rule, shares, text, tool_use
 
 
 def test_the_first_request_is_the_prefix_plus_its_messages_at_the_bytes_rule():
@@ -139,3 +141,136 @@ def test_shares_are_the_proportional_parts_with_the_largest_remainders_rounded_u
     for i in by_remainder[:total - sum(want)]:
         want[i] += 1
     assert share(total, weights) == (want if len(w) > 1 else [total] if w else [])
+
+
+# --- which message gets the growth: every size, exactly --------------------------------------
+
+def content_bytes(built: ClaudeSession) -> list[int]:
+    """The compact JSON size of each message's content, one message per response."""
+    sizes, last = [], None
+    for line in built.lines:
+        d = json.loads(line)
+        if d["type"] not in ("user", "assistant") or d.get("isSidechain"):
+            continue
+        content = json.dumps(d["message"]["content"], separators=(",", ":"),
+                             ensure_ascii=False).encode()
+        key = d.get("requestId")
+        if d["type"] == "assistant" and key == last:
+            sizes[-1] += len(content)        # another block of the same response
+        else:
+            sizes.append(len(content))
+        last = key if d["type"] == "assistant" else None
+    return sizes
+
+
+def test_every_message_of_a_claude_code_session_gets_its_own_share_of_the_growth(tmp_path):
+    """Four requests over two contexts: each message's size is the rule's, to the token —
+    not only in sum."""
+    s = ClaudeSession()
+    s.user("fix the bug")                                              # 0
+    s.response([text("Looking."), tool_use("t1", "cat a.py")], (3, 10000, 0))     # 1
+    s.tool_result("t1", "print(1)\n" * 20)                             # 2
+    s.response([text("Fixed.")], (1, 300, 10000))                      # 3 (unseen)
+    s.boundary()
+    s.summary()                                                        # 4
+    s.response([text("Continuing.")], (3, 6000, 0))                    # 5
+    s.user("next step please, with a longer message this time")        # 6
+    s.response([text("Done.")], (1, 777, 6000))                        # 7 (unseen)
+    got = read_session([str(write(tmp_path, s.text()))])
+    b = content_bytes(s)
+    assert got.nbytes == b
+    rate = 298 / (b[1] + b[2])              # 10,301 − 10,003 over messages 1 and 2
+    want = [bytes_rule(b[0]), *shares(298, b[1:3]), round(b[3] * rate),
+            round(b[4] * rate)]             # the summary: the first request saw it
+    rate = (298 + 777 - 3 + 1) / (b[1] + b[2] + b[5] + b[6])          # 6,778 − 6,003
+    want += [*shares(775, b[5:7]), round(b[7] * rate)]
+    assert got.tokens == want
+    assert got.segment_prefixes == [10003 - want[0], 6003 - want[4]]
+    assert got.summary_tokens == want[4] and got.live_tokens == sum(want[4:])
+
+
+def test_every_message_of_a_codex_rollout_gets_its_own_share_of_the_growth(tmp_path):
+    c = CodexRollout()
+    c.context()                                   # 0
+    c.user("add a flag")                          # 1
+    c.reasoning()                                 # 2   output of request 1
+    c.call("c1", "rg x")                          # 3
+    c.token_count(9000, 0, 300)
+    c.output("c1", "x" * 333)                     # 4
+    c.assistant("Adding it.")                     # 5   output of request 2
+    c.token_count(9450, 9000, 20)
+    c.user("now the docs")                        # 6
+    c.token_count(9530, 9450, 20)
+    got = read_session([str(write(tmp_path, c.text(), "rollout.jsonl"))])
+    b = got.nbytes
+    assert [r.seen for r in got.requests] == [2, 5, 7]
+    assert got.tokens == [bytes_rule(b[0]), bytes_rule(b[1]), *shares(450, b[2:5]),
+                          *shares(80, b[5:7])]
+
+
+def test_a_request_that_saw_new_messages_but_did_not_grow_gives_them_nothing():
+    """They are sized 0, and the tokens per byte do not count their bytes."""
+    rec = Recorder("claude-code")
+    rec.message(USER, 100)
+    rec.request(1, None, "m", [0, 1000, 0, 0, 5])
+    rec.message(ASSISTANT, 100)
+    rec.request(2, None, "m", [0, 200, 0, 1000, 5])         # 2 tokens per byte
+    rec.message(TOOL, 500)
+    rec.request(3, None, "m", [0, 0, 0, 1200, 5])           # grew by nothing
+    rec.message(ASSISTANT, 10)                              # unseen: at 2 per byte
+    s = rec.session()
+    assert s.tokens == [26, 200, 0, 20] and [r.adjust for r in s.requests] == [0, 0, 0]
+
+
+def test_equal_remainders_go_to_the_earlier_message():
+    rec = Recorder("claude-code")
+    rec.message(USER, 100)
+    rec.request(1, None, "m", [0, 1000, 0, 0, 5])
+    for _ in range(3):
+        rec.message(TOOL, 50)
+    rec.request(4, None, "m", [0, 5, 0, 1000, 5])            # 5 over three equal messages
+    assert rec.session().tokens[1:] == [2, 2, 1]
+
+
+def test_a_request_that_saw_fewer_messages_than_the_one_before_sizes_nothing_again():
+    rec = Recorder("claude-code")
+    rec.message(USER, 100)
+    rec.message(ASSISTANT, 100)
+    rec.request(2, None, "m", [0, 1000, 0, 0, 5])
+    rec.request(1, None, "m", [0, 40, 0, 1000, 5])          # an older view: a growth
+    s = rec.session()
+    assert s.tokens == [26, 26] and s.requests[-1].adjust == 40
+
+
+def test_the_summary_is_the_context_run_that_opens_a_context_and_no_later_context():
+    rec = Recorder("claude-code")
+    rec.message(USER, 100)
+    rec.request(1, None, "m", [0, 1000, 0, 0, 5])
+    rec.message(ASSISTANT, 100)
+    rec.request(2, None, "m", [0, 100, 0, 1000, 5])          # 1 token per byte
+    rec.compaction(None)
+    rec.message(CONTEXT, 300)                                # the summary
+    rec.message(CONTEXT, 200)                                # re-injected with it
+    rec.message(USER, 100)
+    rec.message(CONTEXT, 400)                                # a meta line: not summary
+    rec.request(6, None, "m", [0, 5000, 0, 0, 5])
+    s = rec.session()
+    assert s.tokens[2:] == [300, 200, 100, 400] and s.summary_tokens == 500
+    assert s.prefix == 4000 and s.aftermath[0].left == 4500
+
+
+def test_what_a_compaction_left_counts_its_marked_replies_but_its_summary_only_context():
+    """A Codex replacement history may hold a reply: it is left (V + it), not summary."""
+    rec = Recorder("codex")
+    rec.message(USER, 100)
+    rec.request(1, None, "m", [1000, 0, 0, 0, 5])
+    rec.message(ASSISTANT, 100)
+    rec.request(2, None, "m", [100, 0, 0, 1000, 5])          # 1 token per byte
+    rec.compaction(None)
+    rec.message(CONTEXT, 300, left=True)
+    rec.message(ASSISTANT, 200, left=True)
+    rec.message(USER, 100)
+    rec.request(5, None, "m", [3000, 0, 0, 0, 5])
+    s = rec.session()
+    assert s.summary_tokens == 300 and s.aftermath[0].left == 2400 + 500
+    assert s.prefix == 2400

@@ -141,6 +141,8 @@ def cache_part(status: dict, question, paint: Painter, now: float) -> str | None
             left = expires - now
             if left > 0 and warm is not False:
                 return paint(f"cache warm {duration_text(left)} left", GREEN)
+            if left > 0:                     # cold before it expires: since when, unknown
+                return paint("cache cold", CYAN)
             return paint(f"cache cold {duration_text(-left)}", CYAN)
         if isinstance(warm, bool):
             return paint("cache warm", GREEN) if warm else paint("cache cold", CYAN)

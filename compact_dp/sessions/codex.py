@@ -64,9 +64,10 @@ class CodexReader(LineReader):
         if not isinstance(obj, dict):
             return
         kind, payload = obj.get("type"), obj.get("payload")
-        if not isinstance(kind, str):
-            return
         legacy = "record_type" in obj or ("id" in obj and "instructions" in obj)
+        if not isinstance(kind, str):
+            self.recognised += legacy      # a legacy rollout's first line, a state line
+            return
         if kind in ENVELOPE and isinstance(payload, dict) or legacy:
             self.recognised += 1
         if kind in ENVELOPE and isinstance(payload, dict):

@@ -166,6 +166,7 @@ def _read(f: IO[bytes], path: str, folder: str, tokens: str, format: str,
                 saved.get("tokens") != tokens:
             saved = None
     if saved is None:
+        f.seek(0)                               # the check above may have read elsewhere
         head = f.read(HEAD)
         found = sniff(head.removeprefix(BOM)) if format == "auto" else format
         if found not in RESUMABLE:
