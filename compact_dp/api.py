@@ -23,14 +23,14 @@ from .core.policy import DEFAULT_FORCE_PERCENT, PolicyResult
 from .engine import Answer, PolicyAsk
 from .errors import BadValue
 from .question import Options, Question, decide_session
-from .sessions.model import Session as Recording
+from .sessions.normalised import Session as Recording
 from .sessions.read import read_session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import IO, Iterable, Mapping, Union
 
-    from .core.decision import Decision as CoreDecision
+    from .core.decision import Weighing
     from .core.models import Model
 
     Source = Union[str, os.PathLike[str], bytes, bytearray, IO[bytes],
@@ -44,7 +44,7 @@ class Decision:
     trigger asked for the agent's whole policy."""
 
     def __init__(self, answer: Answer, question: Question, session: Recording):
-        self.core: CoreDecision = answer.decision
+        self.core: Weighing = answer.decision
         self.policy: PolicyResult | None = answer.policy
         self.question, self.session = question, session
 

@@ -10,7 +10,7 @@ API.
 
 from __future__ import annotations
 
-from .core.decision import Decision, decide_conversation
+from .core.decision import Weighing, decide_conversation
 from .core.models import DEFAULT_MODEL, Model, get_model
 from .core.params import BY_AWK, PARAMS
 from .core.policy import DEFAULT_FORCE_PERCENT, PolicyResult, apply_policy
@@ -66,7 +66,7 @@ class Ask:
 class Answer:
     """The decision and, when a policy was asked for, the policy's result."""
 
-    def __init__(self, decision: Decision, policy: PolicyResult | None = None):
+    def __init__(self, decision: Weighing, policy: PolicyResult | None = None):
         self.decision, self.policy = decision, policy
 
     @property

@@ -25,7 +25,7 @@ from .engine import Answer, Ask, PolicyAsk, answer, awk_names, model_named
 from .errors import BadValue
 from .pricing.clock import CacheClock, cache_clock
 from .pricing.table import Prices, defaults, find
-from .sessions.model import USER, Session
+from .sessions.normalised import USER, Session
 from .sessions.sizing import share
 
 TYPE_CHECKING = False
@@ -181,7 +181,7 @@ class Question:
         p = self.prices
         out: dict[str, object] = {"keep": self.keep, "horizon": self.horizon,
                                   "horizon_reason": self.horizon_why, "prices": {
-            "model": p.model, "known": p.known, "source": self.price_source,
+            "model": p.llm, "known": p.known, "source": self.price_source,
             "input": p.input, "cache_read": p.cache_read, "cache_write": p.cache_write,
             "output": p.output, "context_window": p.context_window, "date": p.date},
             "profile": {"source": self.profile.source, "path": self.profile.path}}
@@ -199,11 +199,11 @@ def resolve_prices(session: Session, price: str | None) -> tuple[Prices | None, 
             raise BadValue("price", f"{price!r} is not in the price table (compact-dp "
                            "prices lists it)")
         return found, f"price table, {price}", []
-    if session.model:
-        found = find(session.model)
+    if session.llm:
+        found = find(session.llm)
         if found is not None:
-            return found, f"price table, the session's model {session.model}", []
-        return None, "", [f"model {session.model!r} is not in the price table: using the "
+            return found, f"price table, the session's model {session.llm}", []
+        return None, "", [f"model {session.llm!r} is not in the price table: using the "
                           "default prices (--price MODEL or --p-* to set them)"]
     return None, "", []
 

@@ -202,7 +202,7 @@ def test_an_unknown_model_gets_the_documented_defaults_and_its_agents_ttl(fmt, t
 def test_model_ids_match_exactly_by_alias_or_without_a_date_never_by_likeness(
         model, found, window):
     p = find(model)
-    assert (p.model, p.context_window) == (found, window) if found else p is None
+    assert (p.llm, p.context_window) == (found, window) if found else p is None
 
 
 @pytest.mark.parametrize("gap, read", [(315, 1000), (316, 0)])

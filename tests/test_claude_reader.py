@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from compact_dp.sessions.model import ASSISTANT, CONTEXT, TOOL, USER
+from compact_dp.sessions.normalised import ASSISTANT, CONTEXT, TOOL, USER
 from compact_dp.sessions.read import read_session
 from compact_dp.sessions.timefmt import parse_time
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from compact_dp.sessions.model import ASSISTANT, CONTEXT, TOOL, USER
+from compact_dp.sessions.normalised import ASSISTANT, CONTEXT, TOOL, USER
 from compact_dp.sessions.read import read_session
 from compact_dp.sessions.timefmt import parse_time
 
@@ -108,8 +108,8 @@ def test_the_model_comes_from_the_latest_turn_context(tmp_path):
     c.user("three")
     c.token_count(8400, 8200)
     s = read(tmp_path, c)
-    assert [r.model for r in s.requests] == ["gpt-5.1-codex", "gpt-5.2", "gpt-5.2"]
-    assert s.models == ["gpt-5.1-codex", "gpt-5.2"] and s.model == "gpt-5.2"
+    assert [r.llm for r in s.requests] == ["gpt-5.1-codex", "gpt-5.2", "gpt-5.2"]
+    assert s.llms == ["gpt-5.1-codex", "gpt-5.2"] and s.llm == "gpt-5.2"
     got = json.loads(run_main("--json", str(tmp_path / "rollout.jsonl")).out)
     assert got["session"]["prices"]["model"] == "gpt-5.2"      # the next request's
 

@@ -27,7 +27,7 @@ def everything(path: Path, fast: bool) -> dict:
     except Exception as e:                       # the fast reading must fail alike
         return {"error": f"{type(e).__name__}: {e}"}
     return {"totals": s.totals(), "kinds": s.kinds, "nbytes": s.nbytes, "tokens": s.tokens,
-            "requests": [(r.seen, r.time, r.model, r.usage and r.usage.numbers(), r.segment,
+            "requests": [(r.seen, r.time, r.llm, r.usage and r.usage.numbers(), r.segment,
                           r.key, r.adjust, r.sent, r.done) for r in s.requests],
             "compactions": [(c.at, c.time) for c in s.compactions], "touches": s.touches,
             "warnings": s.warnings}

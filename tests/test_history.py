@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from compact_dp.history import Selection, matches, parse_day, project_of
-from compact_dp.sessions.model import Session
+from compact_dp.sessions.normalised import Session
 
 from .conftest import ROOT, clean_env, run_cli, run_main
 from .session_fixtures import ClaudeSession, claude_session, codex_lines, text

@@ -108,8 +108,8 @@ def test_every_field_of_the_decisions_json(idle, state, tmp_path):
     assert list(session) == ["format", "requests", "compactions", "last_request_tokens",
                              "user_turns", "messages", "models", "tokens", "context_tokens",
                              "prefix_tokens", "summary_tokens", "last_request_at",
-                             "sources", "warnings", "keep", "horizon", "prices", "profile",
-                             "cache"]
+                             "sources", "warnings", "keep", "horizon", "horizon_reason",
+                             "prices", "profile", "cache"]
     last_response = built.requests[-1]["time"]
     assert {k: v for k, v in session.items() if k not in ("sources", "prices", "profile",
                                                              "cache")} == {
@@ -118,7 +118,7 @@ def test_every_field_of_the_decisions_json(idle, state, tmp_path):
         "models": ["claude-opus-4-6", "claude-haiku-4-5-20251001"], "tokens": "usage",
         "context_tokens": T, "prefix_tokens": V, "summary_tokens": S,
         "last_request_at": parse_time(stamp(last_response)), "warnings": [],
-        "keep": "none", "horizon": "40"}
+        "keep": "none", "horizon": "40", "horizon_reason": "--horizon given"}
     table = "price table, the session's model claude-haiku-4-5-20251001"
     assert session["sources"] == {**FROM_SESSION, **dict.fromkeys(
         ("p_input", "p_cache", "p_out", "max_context"), table)}

@@ -13,7 +13,7 @@ from compact_dp.core.models import get_model
 from compact_dp.replay.engine import Replay
 from compact_dp.replay.policies import DpPolicy, Policy
 from compact_dp.replay.run import policy_for, setting_for
-from compact_dp.sessions.model import TOOL
+from compact_dp.sessions.normalised import TOOL
 from compact_dp.sessions.read import read_session
 
 from .conftest import INPUTS, write

@@ -19,7 +19,7 @@ SESSION_MODELS = ["claude-fable-5", "gpt-5.5", "gpt-5.6-sol", "gpt-5.3-codex-spa
 @pytest.mark.parametrize("model", SESSION_MODELS)
 def test_a_model_recorded_sessions_use_is_in_the_table_with_a_source_and_a_date(model):
     p = find(model)
-    assert p is not None and p.known and p.model == model
+    assert p is not None and p.known and p.llm == model
     assert p.source.startswith("https://") and p.date
 
 
@@ -36,25 +36,25 @@ def test_no_entry_is_dated_after_the_day_the_table_was_checked():
 def test_anthropic_writes_cost_1_25x_input_for_5_minutes_and_2x_for_an_hour():
     for p in entries():
         if p.provider == "anthropic":
-            assert p.cache_write == {"5m": 1.25 * p.input, "1h": 2 * p.input}, p.model
+            assert p.cache_write == {"5m": 1.25 * p.input, "1h": 2 * p.input}, p.llm
 
 
 def test_openai_writes_cost_input_before_gpt_5_6_and_1_25x_for_30_minutes_from_it():
     for p in entries():
         if p.provider != "openai":
             continue
-        if p.model.startswith("gpt-5.6"):
+        if p.llm.startswith("gpt-5.6"):
             assert p.cache_write == {"30m": 1.25 * p.input} and p.default_ttl == "30m"
         else:
-            assert p.cache_write is None and p.write() == p.input, p.model
+            assert p.cache_write is None and p.write() == p.input, p.llm
 
 
 def test_openai_caches_128_token_blocks_from_1024_tokens_before_gpt_5_6_only():
     for p in entries():
-        if p.provider == "openai" and not p.model.startswith("gpt-5.6"):
-            assert (p.cache_block, p.cache_min) == (128, 1024), p.model
+        if p.provider == "openai" and not p.llm.startswith("gpt-5.6"):
+            assert (p.cache_block, p.cache_min) == (128, 1024), p.llm
         else:
-            assert (p.cache_block, p.cache_min) == (None, None), p.model
+            assert (p.cache_block, p.cache_min) == (None, None), p.llm
 
 
 def test_prices_json_has_the_cache_granularity():

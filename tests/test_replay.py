@@ -347,7 +347,7 @@ def test_the_fixture_bill_by_hand(tmp_path):
         assert billed.prompt == request.usage.prompt
     bill = recorded_bill(session, setting.files, setting.prices)
     (summary,) = [c.request for c in run.compactions]
-    assert not summary.billed and summary.model == "claude-opus-4-6"   # not in the file
+    assert not summary.billed and summary.llm == "claude-opus-4-6"   # not in the file
     assert run.input_cost - run.unrecorded_cost == pytest.approx(bill["input_cost"],
                                                                   rel=2e-3)
     cold = run.requests[3]                 # after a 6.6-minute pause: nothing read
@@ -459,7 +459,7 @@ def test_billing_invariants(built, policy, tmp_path_factory):
     for b, index in order:
         assert b.read + b.written + b.uncached == pytest.approx(b.prompt)
         floor = setting.events.floor.get(index, 0) if index is not None else 0
-        before = last.get(b.model)
+        before = last.get(b.llm)
         if before is None:
             assert b.read <= floor
         else:
@@ -469,7 +469,7 @@ def test_billing_invariants(built, policy, tmp_path_factory):
             ended = requests[before[1]].done if before[1] is not None else before[0].time
             if index is not None and b.time - ended > 300 + 15 and before[0].ttl == "5m":
                 assert b.read <= floor
-        last[b.model] = (b, index)
+        last[b.llm] = (b, index)
 
 
 def test_costs_add_up_across_sessions():

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from compact_dp.sessions.model import ASSISTANT, CONTEXT, TOOL, USER
+from compact_dp.sessions.normalised import ASSISTANT, CONTEXT, TOOL, USER
 from compact_dp.sessions.read import read_session
 from compact_dp.sessions.sizing import share
 from compact_dp.sessions.sniff import sniff
@@ -112,7 +112,7 @@ def test_claude_code_rules(tmp_path):
     assert [r.usage.prompt for r in s.requests] == [r["prompt"] for r in built.requests]
     assert len(s.compactions) == s.compaction_count == 1
     assert s.user_turns == built.turns == 3              # no meta, markup or summary
-    assert s.models == ["claude-opus-4-6", "claude-haiku-4-5-20251001"]
+    assert s.llms == ["claude-opus-4-6", "claude-haiku-4-5-20251001"]
     assert s.last_request_tokens == 1 + 400 + 23500
     assert s.requests[-1].usage.write_1h == 400 and s.requests[0].usage.write_5m == 12000
     # one message per response: the three lines of the first response are one message

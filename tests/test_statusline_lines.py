@@ -20,8 +20,8 @@ from .test_claude_code import EXAMPLES
 # The wording of the decision part when compacting pays: the one place it is pinned.
 # ``money``: the net benefit as the line writes dollars; ``requests``: R, the requests the
 # benefit is counted over (the --json's derived.R).
-SAVES = "/compact now saves ~{money}"
-NOT_YET = "not yet: compacting would lose {money}"
+SAVES = "/compact now saves ~{money} over ~{requests} more requests"
+NOT_YET = "not yet: compacting would lose {money} over ~{requests} more requests"
 
 
 def dollars(x: float) -> str:
@@ -33,8 +33,9 @@ def decision_words(obj: dict) -> str:
     """The decision part the line must show for a --json decision."""
     if obj["decision"] == "compact":
         return SAVES.format(money=dollars(obj["best_benefit"]),
-                            requests=obj["derived"]["R"])
-    return NOT_YET.format(money=dollars(-obj["best_benefit"]))
+                            requests=f'{obj["derived"]["R"]:,.0f}')
+    return NOT_YET.format(money=dollars(-obj["best_benefit"]),
+                          requests=f'{obj["derived"]["R"]:,.0f}')
 
 
 def tokens_words(n: float) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 from hypothesis import given, settings, strategies as st
 
 from compact_dp.sessions.incremental import read_incremental
-from compact_dp.sessions.model import ASSISTANT, CONTEXT, KINDS, TOOL, USER
+from compact_dp.sessions.normalised import ASSISTANT, CONTEXT, KINDS, TOOL, USER
 from compact_dp.sessions.read import read_session
 from compact_dp.sessions.recorder import Recorder
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from ..sessions.model import Session
+from ..sessions.normalised import Session
 from .profile import FALLBACK, AgentFigures, Profile
 
 PRIOR_SESSIONS = 20.0      # how many sessions of evidence the prior is worth

@@ -57,7 +57,7 @@ def prices_command(env: Env, models: list[str], json_out: bool) -> int:
     def money(x: float | None) -> str:
         return "-" if x is None else f"{x:g}"
 
-    cells = [[p.model, money(p.input), money(p.cache_read),
+    cells = [[p.llm, money(p.input), money(p.cache_read),
               money((p.cache_write or {}).get("5m", (p.cache_write or {}).get("30m"))),
               money((p.cache_write or {}).get("1h")), money(p.output),
               window(p.context_window), p.date] for p in rows]

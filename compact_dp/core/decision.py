@@ -18,8 +18,10 @@ from .search import (NO_CANDIDATE, BenefitCurve, best_candidate, break_even_call
 END_LIKELY = 0.5        # from this chance that the turn now starting is the last, guard
 
 
-class Decision:
-    """Everything a caller may want to know about one decision."""
+class Weighing:
+    """The core's weighing of every candidate k for one context: the numbers, the best
+    candidate and the answer the awk would print.  (The Python API's ``Decision`` wraps
+    one with the question and the policy; the two names keep the layers apart.)"""
 
     def __init__(self, model: Model, lines: int, total_tokens: int, user_lines: int,
                  conv: Conversation, whole: bool = False):
@@ -44,7 +46,7 @@ class Decision:
         self.ending: Ending | None = None       # the near-end guard's figures, if asked
 
     def __repr__(self) -> str:
-        return (f"Decision(model={self.model.name!r}, lines={self.lines}, keep={self.keep}, "
+        return (f"Weighing(model={self.model.name!r}, lines={self.lines}, keep={self.keep}, "
                 f"compact={self.compact}, best_k={self.best_k}, "
                 f"best_benefit={self.best_benefit!r})")
 
@@ -76,7 +78,7 @@ def decide_conversation(values: dict[str, AwkValue], conv: Conversation, model: 
                         *, whole: bool = False, p_write: float | None = None,
                         cold: bool = False, horizon: tuple[float, str] | None = None,
                         unit: str = "line", words: dict[str, str] | None = None,
-                        end_chance: float | None = None) -> Decision:
+                        end_chance: float | None = None) -> Weighing:
     """The decision: the lines to keep (0 = do not compact), with every number behind it.
 
     ``whole``: the agent keeps no message when it compacts (Claude Code), so only *whether*
@@ -93,7 +95,7 @@ def decide_conversation(values: dict[str, AwkValue], conv: Conversation, model: 
     return dec
 
 
-def hold_near_end(dec: Decision, chance: float) -> None:
+def hold_near_end(dec: Weighing, chance: float) -> None:
     """Near a likely end, do not advise a compaction that cannot pay back.
 
     The forecast R is an average over sessions that go on and sessions that stop; a
@@ -112,13 +114,13 @@ def hold_near_end(dec: Decision, chance: float) -> None:
 
 def _decide(values: dict[str, AwkValue], conv: Conversation, model: Model, whole: bool,
             p_write: float | None, cold: bool, horizon: tuple[float, str] | None, unit: str,
-            words: dict[str, str] | None) -> Decision:
+            words: dict[str, str] | None) -> Weighing:
     if model.turn_keep:
         dec = turn_keep(values["ratio"].num, conv)
         dec.unit = unit
         return dec
     NR, T = conv.nr, conv.total
-    dec = Decision(model, NR, T, conv.user_count(model.v2_users), conv, whole)
+    dec = Weighing(model, NR, T, conv.user_count(model.v2_users), conv, whole)
     dec.unit = unit
     if NR == 0:
         return dec
@@ -161,10 +163,10 @@ def _decide(values: dict[str, AwkValue], conv: Conversation, model: Model, whole
     return dec
 
 
-def turn_keep(ratio: float, conv: Conversation, model: Model | None = None) -> Decision:
+def turn_keep(ratio: float, conv: Conversation, model: Model | None = None) -> Weighing:
     """The forced-compaction fallback: keep the last ``ratio`` share of user turns."""
     NR, users = conv.nr, conv.users
-    dec = Decision(model or MODEL_TABLE["turn-keep"], NR, conv.total, len(users), conv)
+    dec = Weighing(model or MODEL_TABLE["turn-keep"], NR, conv.total, len(users), conv)
     if NR == 0:
         return dec
     target = turn_keep_target(len(users), ratio)

@@ -10,7 +10,7 @@ lines, or do nothing — in one call.  docs/policy.md says it in words.
 from __future__ import annotations
 
 from ..errors import EXIT_OK, EXIT_SKIP, UsageError
-from .decision import Decision, turn_keep
+from .decision import Weighing, turn_keep
 
 TRIGGERS = ("auto", "plan_clear", "plan_confirm")
 PLAN_TRIGGERS = ("plan_clear", "plan_confirm")
@@ -36,7 +36,7 @@ def force_limit(max_context: float, force_percent: float = DEFAULT_FORCE_PERCENT
     return int(max_context) * int(force_percent) // 100
 
 
-def apply_policy(decision: Decision, trigger: str, context_tokens: float, max_context: float,
+def apply_policy(decision: Weighing, trigger: str, context_tokens: float, max_context: float,
                  ratio: float, force_percent: float = DEFAULT_FORCE_PERCENT) -> PolicyResult:
     """Fall back to turn-keep when forced, then compact only when it is worth it."""
     if trigger not in TRIGGERS:

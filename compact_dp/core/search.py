@@ -26,7 +26,7 @@ from .models import Model
 from .quantities import Derived, Terms
 
 NO_CANDIDATE = -1e18
-L_INSTR = 70.0
+L_INSTR = 70        # the summary instruction's tokens (l_instr); replay prompts count them too
 SAFETY = 1e-12      # ε relative to the size of the terms: > 4000 units of rounding
 
 

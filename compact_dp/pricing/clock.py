@@ -8,7 +8,7 @@ from .table import Prices, parse_ttl
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..sessions.model import Session
+    from ..sessions.normalised import Session
 
 GRACE = 15.0          # seconds past the TTL a cache still answers
 
@@ -75,7 +75,7 @@ def cache_clock(session: Session, prices: Prices, p_input: float, now: float,
         seconds = parse_ttl(ttl)
     except ValueError as e:
         raise BadValue("cache_ttl", str(e)) from None
-    last = session.last_time(session.model)
+    last = session.last_time(session.llm)
     if p_write is not None:
         write, write_source = p_write, "given"
     elif prices.known:

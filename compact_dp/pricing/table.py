@@ -25,16 +25,16 @@ _TABLE: dict | None = None
 class Prices:
     """One model's $/MTok prices, its cache rules and its window."""
 
-    __slots__ = ("model", "provider", "input", "output", "cache_read", "cache_write",
+    __slots__ = ("llm", "provider", "input", "output", "cache_read", "cache_write",
                  "default_ttl", "context_window", "cache_block", "cache_min", "source", "date",
                  "note", "known")
 
-    def __init__(self, model: str, provider: str, input: float, output: float,
+    def __init__(self, llm: str, provider: str, input: float, output: float,
                  cache_read: float, cache_write: dict[str, float] | None, default_ttl: str,
                  context_window: int, source: str = "", date: str = "", note: str = "",
                  known: bool = True, cache_block: int | None = None,
                  cache_min: int | None = None):
-        self.model, self.provider = model, provider
+        self.llm, self.provider = llm, provider
         self.input, self.output, self.cache_read = input, output, cache_read
         self.cache_write = cache_write              # None: no write premium
         self.default_ttl, self.context_window = default_ttl, context_window
@@ -62,7 +62,9 @@ class Prices:
         return new
 
     def as_dict(self) -> dict[str, object]:
-        return {name: getattr(self, name) for name in self.__slots__}
+        """The entry as ``prices --json`` prints it (the LLM id under ``model``)."""
+        return {"model" if name == "llm" else name: getattr(self, name)
+                for name in self.__slots__}
 
 
 def parse_ttl(text: str | float) -> float:

@@ -21,14 +21,14 @@ from __future__ import annotations
 import math
 import marshal
 
-from ..sessions.model import USER
+from ..sessions.normalised import USER
 from ..sessions.recorder import Recorder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Mapping
 
-    from ..sessions.model import Session
+    from ..sessions.normalised import Session
     from .setting import Setting
 
 POLICIES = ["recorded", "dp", "hindsight", "threshold:60", "threshold:83"]

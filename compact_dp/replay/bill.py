@@ -14,7 +14,7 @@ from __future__ import annotations
 import glob
 import os
 
-from ..sessions.model import Request, Session
+from ..sessions.normalised import Request, Session
 from ..sessions.read import read_raw
 from .billing import input_cost, output_cost
 
@@ -117,7 +117,7 @@ def bill(requests: Iterable[Request], prices_for: Callable[[str | None], Prices]
         if u is None:
             continue
         n += 1
-        p = prices_for(r.model)
+        p = prices_for(r.llm)
         sums["input_tokens"] += u.input
         sums["cache_read_tokens"] += u.read
         sums["cache_write_5m_tokens"] += u.write_5m
@@ -125,8 +125,8 @@ def bill(requests: Iterable[Request], prices_for: Callable[[str | None], Prices]
         sums["output_tokens"] += u.output
         cost_in += input_cost(p, u.read, u.written, "5m", u.input, u.write_1h)
         cost_out += output_cost(p, u.output)
-        if r.model and r.model not in models:
-            models.append(r.model)
+        if r.llm and r.llm not in models:
+            models.append(r.llm)
     return {"requests": n, "models": models, **sums, "input_cost": cost_in,
             "output_cost": cost_out}
 

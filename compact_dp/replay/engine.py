@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from ..agents import TURN
 from ..core.scan import Conversation
-from ..sessions.model import ASSISTANT, CONTEXT, TOOL, USER, Compaction, Request, Usage
+from ..sessions.normalised import ASSISTANT, CONTEXT, TOOL, USER, Compaction, Request, Usage
 from .billing import Cache, input_cost, output_cost, readable
 from .policies import Policy, RecordedPolicy
 from .records import Billed, Compacted, Run
-from .setting import L_INSTR, Events, Setting
+from ..core.search import L_INSTR
+from .setting import Events, Setting
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -113,7 +114,7 @@ class Replay:
         self.turns = self.requests = 0
         self.billed_input = 0.0
         self.last_prompt = 0.0
-        self.last_model: str | None = None
+        self.last_llm: str | None = None
         self.skip_context = False         # dropping a recorded compaction's summary
         self.index = 0                    # the request about to be billed
         self.spent = 0.0                  # what the run was billed so far, comparably:
@@ -150,7 +151,7 @@ class Replay:
         for j, when in session.touches:
             touches.setdefault(j, []).append(when)
         cursor = 0
-        self.ttl = s.cache_ttl or s.prices(session.model).default_ttl
+        self.ttl = s.cache_ttl or s.prices(session.llm).default_ttl
         for j, request in enumerate(session.requests):
             self.index = j
             seen = max(request.seen, cursor)
@@ -210,8 +211,8 @@ class Replay:
         messages (nothing changes): it runs on the model the conversation was using, at
         the moment of the compaction, and reads what that model's cache holds."""
         s = self.setting
-        model = recorded.model if recorded is not None and recorded.model else \
-            self.last_model if boundary is not None and self.last_model else request.model
+        model = recorded.llm if recorded is not None and recorded.llm else \
+            self.last_llm if boundary is not None and self.last_llm else request.llm
         time = recorded.time if recorded is not None and recorded.time is not None \
             else boundary.time if boundary is not None and boundary.time is not None \
             else request.sent
@@ -233,7 +234,7 @@ class Replay:
         count = self.context.count
         billed = self.summary_bill(request, keep, recorded, boundary)
         dropped = self.context.dropped(keep)
-        self.caches[billed.model] = Cache(billed.prompt, billed.time, billed.ttl)
+        self.caches[billed.llm] = Cache(billed.prompt, billed.time, billed.ttl)
         self.context.keep_last(keep)
         self.spent += billed.input_cost + billed.output_cost
         self.result.compactions.append(Compacted(len(self.result.requests), billed.time,
@@ -268,8 +269,8 @@ class Replay:
             prompt = float(request.usage.prompt)     # what happened, exactly
         else:
             prompt = self.prompt_now(request)
-        prices = s.prices(request.model)
-        read = readable(self.caches.get(request.model), request.sent, prompt, prices)
+        prices = s.prices(request.llm)
+        read = readable(self.caches.get(request.llm), request.sent, prompt, prices)
         events = self.events
         if j in events.ceiling:
             read = min(read, events.ceiling[j])
@@ -285,20 +286,20 @@ class Replay:
         # cache afterwards.  Without a write premium every uncached token is cached.
         tail = min(float(u.input), prompt - read) if u is not None and prices.cache_write \
             else 0.0
-        billed = self._charge(j, request.sent, request.model, prompt, read, self.ttl, output,
+        billed = self._charge(j, request.sent, request.llm, prompt, read, self.ttl, output,
                               uncached=tail, prices=prices)
-        self.caches[request.model] = Cache(prompt - tail, request.done, self.ttl)
+        self.caches[request.llm] = Cache(prompt - tail, request.done, self.ttl)
         self.result.requests.append(billed)
         self.spent += billed.input_cost
         self.requests += 1
         self.billed_input += prompt
         self.last_prompt = prompt
-        self.last_model = request.model
+        self.last_llm = request.llm
 
     def _bill_side(self, j: int, request: Request, u: Usage) -> None:
         """A side request carries none of the main context, so no policy changes it: it
         is billed as recorded, and touches neither the main cache nor the context."""
-        billed = self._charge(j, request.sent, request.model, float(u.prompt), float(u.read),
+        billed = self._charge(j, request.sent, request.llm, float(u.prompt), float(u.read),
                               u.ttl, float(u.output), uncached=float(u.input),
                               write_1h=float(u.write_1h))
         self.result.requests.append(billed)
@@ -308,7 +309,7 @@ class Replay:
     def _touch(self, time: float) -> None:
         """A prompt sent and answered by nothing still read and wrote the cache of the
         model in use; no recording shows its bill (it stays out of the simulation error)."""
-        model = self.last_model
+        model = self.last_llm
         prices = self.setting.prices(model)
         prompt = self.prefix_now(self.setting.session.requests[self.index]) + \
             self.context.total
@@ -347,8 +348,8 @@ def recorded_events(setting: Setting) -> Events:
         tool = TOOL in session.kinds[done:seen]
         done = seen
         u = request.usage
-        first = request.model not in used
-        used.add(request.model)
+        first = request.llm not in used
+        used.add(request.llm)
         if u is None or request.side:
             continue
         if billed.read > u.read + BREAK_TOLERANCE:
@@ -356,7 +357,7 @@ def recorded_events(setting: Setting) -> Events:
         elif billed.read == 0 < u.read and (first or u.read <= setting.recorded_prefix(request)):
             events.floor[billed.index] = float(u.read)
         elif billed.read > 0:
-            blocked = setting.prices(request.model).cache_block is not None
+            blocked = setting.prices(request.llm).cache_block is not None
             if u.read - billed.read > (EXTENSION_BLOCKS if blocked else EXTENSION_TOKENS) \
                     and (blocked or not tool):
                 events.extend[billed.index] = float(u.read - billed.read)

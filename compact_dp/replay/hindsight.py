@@ -24,7 +24,7 @@ from bisect import bisect_right
 
 from ..core.models import derive
 from ..core.scan import Conversation
-from ..sessions.model import Request
+from ..sessions.normalised import Request
 from .engine import Replay
 from .policies import Compact, Policy, SchedulePolicy, stats_values
 from .setting import Setting
@@ -117,7 +117,7 @@ class Penalties:
         requests = setting.session.requests
         turns = bisect_right(self.turn_ends, index) + 1
         billed = float(self.billed[min(index, len(requests))])
-        model = requests[index].model if index < len(requests) else None
+        model = requests[index].llm if index < len(requests) else None
         values = stats_values(setting, model, turns, index, before, billed)
         horizon = setting.forecast(index) if setting.forecast is not None else None
         return derive(values, Conversation.summed(1, 1, 0), setting.model, horizon).info_loss

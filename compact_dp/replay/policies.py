@@ -22,7 +22,7 @@ from ..core.awkvalue import AwkValue
 from ..core.decision import turn_keep
 from ..engine import Ask, PolicyAsk, answer
 from ..errors import UsageError
-from ..sessions.model import USER, Request
+from ..sessions.normalised import USER, Request
 from .billing import warm
 
 TYPE_CHECKING = False
@@ -114,13 +114,13 @@ def ask_decision(replay: State, request: Request, policy: PolicyAsk | None = Non
     """The decision the agent would have seen now, with its running stats; at a turn end
     the turn arriving counts in the end chance."""
     s = replay.setting
-    prices = s.prices(request.model)
-    v = stats_values(s, request.model, replay.turns, replay.requests, replay.compactions,
+    prices = s.prices(request.llm)
+    v = stats_values(s, request.llm, replay.turns, replay.requests, replay.compactions,
                      replay.billed_input)
     cold, p_write = False, None
     if s.model.cache_aware:
         p_write = prices.write(replay.ttl)
-        cache = replay.caches.get(request.model)
+        cache = replay.caches.get(request.llm)
         cold = cache is not None and not warm(cache, request.sent)
     conv = replay.conversation()
     if s.whole:

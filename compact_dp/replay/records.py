@@ -11,13 +11,13 @@ class Billed:
     """One billed request: its prompt split into reads, writes (at ``ttl``) and the
     uncached rest, with its input and output costs."""
 
-    __slots__ = ("index", "time", "model", "prompt", "read", "written", "uncached", "ttl",
+    __slots__ = ("index", "time", "llm", "prompt", "read", "written", "uncached", "ttl",
                  "input_cost", "output", "output_cost", "billed")
 
-    def __init__(self, index: int, time: float | None, model: str | None, prompt: float,
+    def __init__(self, index: int, time: float | None, llm: str | None, prompt: float,
                  read: float, written: float, ttl: str, input_cost: float, output: float,
                  output_cost: float, uncached: float = 0.0):
-        self.index, self.time, self.model, self.prompt = index, time, model, prompt
+        self.index, self.time, self.llm, self.prompt = index, time, llm, prompt
         self.read, self.written, self.uncached, self.ttl = read, written, uncached, ttl
         self.input_cost, self.output, self.output_cost = input_cost, output, output_cost
         self.billed = True        # False: a request the recording does not bill

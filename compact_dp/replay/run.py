@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..agents import agent_of
 from ..core.models import Model
 from ..errors import UsageError
-from ..sessions.model import Session
+from ..sessions.normalised import Session
 from .engine import Replay, recorded_events
 from .hindsight import HindsightPolicy
 from .policies import Policy, make_policy

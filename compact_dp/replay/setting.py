@@ -9,7 +9,7 @@ from ..agents import REQUEST, Agent
 from ..core.awkvalue import AwkValue
 from ..core.models import Model
 from ..pricing.table import Prices, defaults, find
-from ..sessions.model import Request, Session
+from ..sessions.normalised import Request, Session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -17,7 +17,6 @@ if TYPE_CHECKING:
 
     from .bill import SessionFiles
 
-L_INSTR = 70            # the summary instruction's tokens (the model's l_instr)
 
 
 class Aftermath:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import zlib
 
 from .jsonsize import json_size
-from .model import ASSISTANT, CONTEXT, TOOL, USER, count
+from .normalised import ASSISTANT, CONTEXT, TOOL, USER, count
 from .reader import LineReader
 from .timefmt import parse_time
 

@@ -22,7 +22,7 @@ no usage.
 from __future__ import annotations
 
 from .jsonsize import json_size
-from .model import ASSISTANT, CONTEXT, TOOL, USER, count
+from .normalised import ASSISTANT, CONTEXT, TOOL, USER, count
 from .reader import LineReader
 from .timefmt import parse_time
 
@@ -50,11 +50,11 @@ class CodexReader(LineReader):
     """Feeds parsed rollout lines into the recorder."""
 
     format = FORMAT
-    FIELDS = LineReader.FIELDS + ("model", "last_total", "run_start", "fresh_compaction")
+    FIELDS = LineReader.FIELDS + ("llm", "last_total", "run_start", "fresh_compaction")
 
     def __init__(self, tokens: str = "auto", keep: bool = True) -> None:
         super().__init__(tokens, keep)
-        self.model: str | None = None           # from the latest turn_context
+        self.llm: str | None = None           # from the latest turn_context
         self.last_total: list[int] | None = None   # the last running total reported
         self.run_start: int | None = None       # first message of the current output run
         self.fresh_compaction = False           # a compaction with nothing after it yet
@@ -80,7 +80,7 @@ class CodexReader(LineReader):
                 self._event(payload, time)
             elif kind == "turn_context":
                 if isinstance(payload.get("model"), str) and payload["model"]:
-                    self.model = payload["model"]
+                    self.llm = payload["model"]
             elif kind == "compacted":
                 self._compacted(payload, time)
         elif kind in ENVELOPE:
@@ -156,7 +156,7 @@ class CodexReader(LineReader):
         cached = min(count(last.get("cached_input_tokens")), prompt)
         written = min(count(last.get("cache_write_input_tokens")), prompt - cached)
         seen = self.run_start if self.run_start is not None else self.rec.message_count
-        self.rec.request(seen, time, self.model, [prompt - cached - written, written, 0,
+        self.rec.request(seen, time, self.llm, [prompt - cached - written, written, 0,
                                                   cached, count(last.get("output_tokens"))])
         self.run_start = None
         self.fresh_compaction = False

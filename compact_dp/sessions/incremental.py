@@ -6,7 +6,7 @@ grows.  The reader's state after the last complete line is saved, keyed by the f
 stopped); the next call seeks there and reads only what was appended.  A file that shrank,
 was replaced or was rewritten is read again from the start.
 
-The state is a *summary* (sessions.model): Claude Code and Codex summarise the whole
+The state is a *summary* (sessions.normalised): Claude Code and Codex summarise the whole
 history when they compact, so their decision needs the live context's size and a few
 counts, never a message list — the state stays a few kilobytes however long the
 transcript grows, and an unchanged file costs a load of that and nothing more.
@@ -27,7 +27,7 @@ import time
 import zlib
 
 from ..errors import InputError
-from .model import Session
+from .normalised import Session
 from .read import (BOM, CLAUDE_MARKERS, HEAD, LongLine, chunks, feed_block, finished,
                    line_blocks, read_session, reader_class, reader_for)
 from .sniff import sniff
@@ -36,7 +36,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import IO, Mapping
 
-CACHE_VERSION = 5
+CACHE_VERSION = 6
 CHECK = 64                     # bytes before the saved offset that must not have changed
 RESUMABLE = ("claude-code", "codex")
 PRUNE_DAYS = 30

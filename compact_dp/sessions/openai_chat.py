@@ -10,7 +10,7 @@ from the content (``--tokens bytes``).
 from __future__ import annotations
 
 from .jsonsize import json_size
-from .model import ASSISTANT, CONTEXT, TOOL, USER
+from .normalised import ASSISTANT, CONTEXT, TOOL, USER
 from .reader import LineReader
 
 FORMAT = "openai"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..core.scan import CHUNK, open_source
 from ..errors import FormatError, InputError, NotASession, UsageError
-from .model import MAX_LINE, Session
+from .normalised import MAX_LINE, Session
 from .reader import LINE_ERRORS, feed_line
 from .recorder import TOKEN_MODES
 from .sniff import FORMATS, sniff

@@ -8,7 +8,7 @@ bytes appended later.
 
 from __future__ import annotations
 
-from .model import Session, skipped_warnings
+from .normalised import Session, skipped_warnings
 from .recorder import Recorder
 
 

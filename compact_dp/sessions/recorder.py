@@ -12,7 +12,7 @@ line can save it after any complete line and resume on the bytes appended later.
 
 from __future__ import annotations
 
-from .model import (CONTEXT, USER, Aftermath, Compaction, Request, Session, Usage,
+from .normalised import (CONTEXT, USER, Aftermath, Compaction, Request, Session, Usage,
                     write_ttl)
 from .sizing import BYTES, USAGE, Sizer
 
@@ -24,8 +24,8 @@ class Recorder:
 
     FIELDS = ("format", "keep", "kinds", "nbytes", "requests", "compactions", "touches",
               "open",
-              "request_count", "usage_count", "input_tokens", "output_tokens", "models",
-              "model", "last", "last_times", "ttl", "user_messages", "turn_events",
+              "request_count", "usage_count", "input_tokens", "output_tokens", "llms",
+              "llm", "last", "last_times", "ttl", "user_messages", "turn_events",
               "live_start", "live_users", "live_user_list", "aftermath", "seeking", "sides",
               "waiting", "last_kind")
 
@@ -34,15 +34,15 @@ class Recorder:
         self.sizer = Sizer(BYTES if tokens == BYTES else USAGE, keep)
         self.kinds: list[str] = []               # per message (keep)
         self.nbytes: list[int] = []
-        self.requests: list[list] = []           # [seen, time, model, usage, segment, key,
+        self.requests: list[list] = []           # [seen, time, llm, usage, segment, key,
         #                                          sent, done, adjustment] (keep)
         self.compactions: list[list] = []        # [at, time] (keep)
         self.touches: list[list] = []            # [before request, time] (keep)
         self.open: list | None = None            # the newest request, still open to usage
         self.request_count = self.usage_count = 0
         self.input_tokens = self.output_tokens = 0
-        self.models: list[str] = []
-        self.model: str | None = None
+        self.llms: list[str] = []
+        self.llm: str | None = None
         self.last: list | None = None            # the last request, as a row
         self.last_times: dict[str, float] = {}
         self.ttl: str | None = None
@@ -157,9 +157,9 @@ class Recorder:
         if ended is not None:
             self.last_times[""] = ended          # any model's
         if isinstance(model, str) and model:
-            self.model = model
-            if model not in self.models:
-                self.models.append(model)
+            self.llm = model
+            if model not in self.llms:
+                self.llms.append(model)
             if ended is not None:
                 self.last_times[model] = ended
         prompt = None
@@ -233,7 +233,7 @@ class Recorder:
         s.has_usage = self.usage_count > 0
         s.input_tokens = self.input_tokens if s.has_usage else None
         s.output_tokens = self.output_tokens
-        s.models, s.model = list(self.models), self.model
+        s.llms, s.llm = list(self.llms), self.llm
         s.last_request = _request(self.last) if self.last is not None else None
         s.last_times = dict(self.last_times)
         s.recorded_ttl = self.ttl

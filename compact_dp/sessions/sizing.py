@@ -38,13 +38,10 @@ messages among them, at the sizes they were first given.
 
 from __future__ import annotations
 
+from ..core.scan import token_size
+
 USAGE, BYTES = "usage", "bytes"
 RUN, TEXT = 1, 2        # a pending message: left by the last compaction; of kind context
-
-
-def bytes_rule(nbytes: int) -> int:
-    """The size rule of the bytes mode, the same as the awk's per line."""
-    return (nbytes + 3) // 4 + 1
 
 
 def share(total: int, weights: list[int]) -> list[int]:
@@ -112,7 +109,7 @@ class Sizer:
     def estimate(self, nbytes: int, per_byte: float | None) -> int:
         """A message no request has sized yet."""
         if self.mode == BYTES or per_byte is None:
-            return bytes_rule(nbytes)
+            return token_size(nbytes)
         return round(nbytes * per_byte)
 
     # --- events ---------------------------------------------------------------------------
@@ -144,7 +141,7 @@ class Sizer:
         new message, a removal), which a replay applies to any context at this request."""
         now = min(max(seen, self.last_seen), self.n)
         if self.mode == BYTES:
-            self._settle(now, [bytes_rule(m[1]) for m in self._seen_now(now)])
+            self._settle(now, [token_size(m[1]) for m in self._seen_now(now)])
             if not self.started:
                 self.started = True
                 self.prefix = None if prompt is None else max(0, prompt - self.have)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import glob
 import os
 
-from .model import Request
+from .normalised import Request
 from .read import read_raw
 
 

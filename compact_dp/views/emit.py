@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from ..core.decision import Decision
+from ..core.decision import Weighing
 from ..core.policy import PolicyResult
 from ..environment import Env
-from ..sessions.model import Session
+from ..sessions.normalised import Session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 PLAIN, JSON, EXPLAIN = "plain", "json", "explain"
 
 
-def plain(decision: Decision, policy: PolicyResult | None = None, end: str = "\n") -> str:
+def plain(decision: Weighing, policy: PolicyResult | None = None, end: str = "\n") -> str:
     """What the plain form prints: the lines to keep (0 = do not compact); for an agent that
     summarises the whole history, ``compact`` or ``skip``.  ``end``: awk's ORS."""
     if decision.whole:
@@ -24,7 +24,7 @@ def plain(decision: Decision, policy: PolicyResult | None = None, end: str = "\n
     return f"{policy.keep if policy is not None else decision.keep}{end}"
 
 
-def emit(decision: Decision, env: Env, output: str = PLAIN,
+def emit(decision: Weighing, env: Env, output: str = PLAIN,
          policy: PolicyResult | None = None, end: str = "\n",
          session: Session | None = None, question: Question | None = None) -> int:
     """Write the decision in the requested form and return the exit status; with a

@@ -9,12 +9,12 @@ T − K) — a number is never cut.
 
 from __future__ import annotations
 
-from ..core.decision import Decision
+from ..core.decision import Weighing
 from ..core.policy import PolicyResult
 from ..core.quantities import Terms
 from ..core.search import BenefitCurve, candidate_bounds, prefix_sums
 from ..environment import Env
-from ..sessions.model import Session
+from ..sessions.normalised import Session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ LEGEND = ("Terms in $: ① cache savings from dropping H tokens, ② one-time ca
           "⑤ quality gained by a shorter context{rewrite}; net = ① − ② − ③ − ④ + ⑤{plus}.")
 
 
-def all_terms(dec: Decision) -> list[Terms]:
+def all_terms(dec: Weighing) -> list[Terms]:
     """Terms for every candidate k the awk loop scores, in order."""
     d = dec.derived
     assert d is not None
@@ -80,7 +80,7 @@ def horizon_words(source: str) -> str:
     return f"expected remaining LLM calls, {source}"
 
 
-def derived_lines(dec: Decision) -> list[tuple[str, str, str]]:
+def derived_lines(dec: Weighing) -> list[tuple[str, str, str]]:
     """(name, value, where it came from) for the quantities that do not depend on k."""
     d = dec.derived
     assert d is not None
@@ -131,14 +131,14 @@ def session_lines(session: Session, question: Question | None
     value = f"{total - start:,} of {total:,}" if start else f"{total:,}"
     lines = [("format", session.format, "--format to choose another"),
              ("context", value, f"{after}; {sized}")]
-    if session.model:
-        others = [m for m in session.models if m != session.model]
-        lines.append(("model id", "", f"{session.model}, the last request's"
+    if session.llm:
+        others = [m for m in session.llms if m != session.llm]
+        lines.append(("model id", "", f"{session.llm}, the last request's"
                       + (f" (also: {', '.join(others)})" if others else "")))
     if question is None:
         return lines
     p = question.prices
-    lines.append(("prices", p.model if p.known else "defaults",
+    lines.append(("prices", p.llm if p.known else "defaults",
                   f"{question.price_source}" + (f", {p.date}" if p.date else "")))
     lines.append(("horizon", question.horizon, question.horizon_why))
     cache = question.cache
@@ -210,7 +210,7 @@ def runner_up(rows: list[Terms], best_k: int) -> Terms | None:
     return best
 
 
-def _cells(t: Terms, attr: str | None, dec: Decision, marked: set[int]) -> str:
+def _cells(t: Terms, attr: str | None, dec: Weighing, marked: set[int]) -> str:
     if attr is None:
         mark = BEST if t.k == dec.best_k and dec.terms is not None else \
             CUT if t.k in marked else ""
@@ -219,7 +219,7 @@ def _cells(t: Terms, attr: str | None, dec: Decision, marked: set[int]) -> str:
     return f"{value:,}" if attr in ("K", "H") else f"{value:,.4f}"
 
 
-def render(dec: Decision, env: Env, policy: PolicyResult | None = None,
+def render(dec: Weighing, env: Env, policy: PolicyResult | None = None,
            width: int | None = None, styled: bool | None = None,
            preamble: list[tuple[str, str, str]] | None = None,
            units: tuple[str, str] = ("line", "user line"),
@@ -269,7 +269,7 @@ def render(dec: Decision, env: Env, policy: PolicyResult | None = None,
     return text_of(console)
 
 
-def _terms_table(dec: Decision, rows: list[Terms], marked: set[int], width: int,
+def _terms_table(dec: Weighing, rows: list[Terms], marked: set[int], width: int,
                  styled: bool):
     columns = [c for c in COLUMNS if c[1] != "rewrite" or dec.derived and dec.derived.cold]
     if not dec.model.quality:
@@ -293,7 +293,7 @@ def _terms_table(dec: Decision, rows: list[Terms], marked: set[int], width: int,
     return table
 
 
-def cache_effect(dec: Decision, state: str | None) -> str:
+def cache_effect(dec: Weighing, state: str | None) -> str:
     """What the cache's state does to this decision, in words."""
     d = dec.derived
     assert d is not None
@@ -314,7 +314,7 @@ def cache_effect(dec: Decision, state: str | None) -> str:
             f"({money(rewrite)}) whether or not it compacts.")
 
 
-def _alignment_note(dec: Decision) -> str:
+def _alignment_note(dec: Weighing) -> str:
     users = dec.conv.user_lines(dec.model.v2_users)
     if dec.aligned_keep == dec.lines and not (users and users[0] == 0):
         return (f"Turn alignment: no user line at or before the cut at {dec.best_k:,}, so "

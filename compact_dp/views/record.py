@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import math
 
-from ..core.decision import Decision
+from ..core.decision import Weighing
 from ..core.policy import PolicyResult
-from ..sessions.model import Session
+from ..sessions.normalised import Session
 from .words import reason
 
 TYPE_CHECKING = False
@@ -37,7 +37,7 @@ def session_record(session: Session, question: Question | None) -> dict[str, obj
             "compactions": session.compaction_count,
             "last_request_tokens": session.last_request_tokens,
             "user_turns": session.user_turns, "messages": session.live_messages,
-            "models": session.models, "tokens": session.token_source,
+            "models": session.llms, "tokens": session.token_source,
             "context_tokens": session.live_tokens, "prefix_tokens": number(session.prefix),
             "summary_tokens": question.sources["S"].value if question is not None else
             session.summary_tokens,
@@ -49,7 +49,7 @@ def session_record(session: Session, question: Question | None) -> dict[str, obj
     return out
 
 
-def to_dict(dec: Decision, policy: PolicyResult | None = None,
+def to_dict(dec: Weighing, policy: PolicyResult | None = None,
             session: dict[str, object] | None = None) -> dict[str, object]:
     """The decision as one JSON-ready object (docs/output.md lists the fields)."""
     out: dict[str, object] = {"model": dec.model.name, "lines": dec.lines,

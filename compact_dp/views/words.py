@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from ..core.decision import Decision
+from ..core.decision import Weighing
 from ..core.policy import PolicyResult
 from ..core.search import NO_CANDIDATE, break_even_calls
 
@@ -40,7 +40,7 @@ def lines(n: int, unit: str = "line") -> str:
     return f"{n:,} {unit}" + ("" if n == 1 else "s")
 
 
-def reason(decision: Decision, policy: PolicyResult | None = None) -> str:
+def reason(decision: Weighing, policy: PolicyResult | None = None) -> str:
     """The decision in one sentence, with its reason (and the policy's, if one was asked)."""
     text = _decision_reason(decision, printed=policy is None)
     if policy is not None:
@@ -51,7 +51,7 @@ def reason(decision: Decision, policy: PolicyResult | None = None) -> str:
     return text
 
 
-def _decision_reason(dec: Decision, printed: bool = True) -> str:
+def _decision_reason(dec: Weighing, printed: bool = True) -> str:
     if dec.lines == 0:
         return "skip: the conversation is empty."
     if dec.model.turn_keep:

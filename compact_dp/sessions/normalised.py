@@ -96,12 +96,12 @@ class Request:
     """One API request: it saw ``messages[:seen]`` (of the whole file), in the context
     that began after ``segment`` compactions."""
 
-    __slots__ = ("seen", "time", "model", "usage", "segment", "key", "adjust", "sent", "done",
+    __slots__ = ("seen", "time", "llm", "usage", "segment", "key", "adjust", "sent", "done",
                  "side")
 
-    def __init__(self, seen: int, time: float | None, model: str | None,
+    def __init__(self, seen: int, time: float | None, llm: str | None,
                  usage: Usage | None, segment: int = 0, key: int | None = None):
-        self.seen, self.time, self.model, self.usage = seen, time, model, usage
+        self.seen, self.time, self.llm, self.usage = seen, time, llm, usage
         self.segment = segment
         self.key = key          # the response's id, to count it once across files
         self.adjust = 0         # tokens its prompt changed by beyond V and new messages
@@ -114,7 +114,7 @@ class Request:
         self.side = False
 
     def __repr__(self) -> str:
-        return f"Request(seen={self.seen}, model={self.model!r}, usage={self.usage!r})"
+        return f"Request(seen={self.seen}, llm={self.llm!r}, usage={self.usage!r})"
 
 
 class Compaction:
@@ -169,8 +169,8 @@ class Session:
         self.has_usage = False
         self.input_tokens: int | None = None    # recorded prompt tokens, summed
         self.output_tokens = 0
-        self.models: list[str] = []             # model ids, in order of first use
-        self.model: str | None = None           # the last request's (the next one's, likely)
+        self.llms: list[str] = []               # LLM ids, in order of first use
+        self.llm: str | None = None             # the last request's (the next one's, likely)
         self.last_request: Request | None = None
         self.last_times: dict[str, float] = {}  # model ("": any) -> when its last response
         #                                         ended (the cache's clock)
@@ -192,7 +192,7 @@ class Session:
         self.window: int | None = None          # the context window the agent reported
 
     TOTALS = ("format", "request_count", "compaction_count", "user_turns", "has_usage",
-              "input_tokens", "output_tokens", "models", "model", "last_times",
+              "input_tokens", "output_tokens", "llms", "llm", "last_times",
               "recorded_ttl", "live_start", "live_messages", "live_tokens",
               "live_user_count", "token_source", "prefix", "segment_prefixes",
               "summary_tokens", "last_request_tokens", "session_id", "cwd", "started",
@@ -204,7 +204,7 @@ class Session:
         out["aftermath"] = [(a.summary, a.left, a.first_prompt, a.first_read)
                             for a in self.aftermath]
         last = self.last_request
-        out["last_request"] = None if last is None else (last.seen, last.time, last.model)
+        out["last_request"] = None if last is None else (last.seen, last.time, last.llm)
         return out
 
     # --- the live context (after the last compaction) -------------------------------------
