@@ -18,6 +18,7 @@ from ..sessions.normalised import Session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from rich.table import Table
     from rich.text import Text
 
     from ..pricing.clock import CacheClock
@@ -270,7 +271,7 @@ def render(dec: Weighing, env: Env, policy: PolicyResult | None = None,
 
 
 def _terms_table(dec: Weighing, rows: list[Terms], marked: set[int], width: int,
-                 styled: bool):
+                 styled: bool) -> Table:
     columns = [c for c in COLUMNS if c[1] != "rewrite" or dec.derived and dec.derived.cold]
     if not dec.model.quality:
         columns = [c for c in columns if c[1] != "quality"]
