@@ -126,7 +126,7 @@ class Env:
         return EXIT_OK
 
 
-def _discard_to_devnull(out) -> None:
+def _discard_to_devnull(out: IO[str]) -> None:
     """Point a stream that failed (a closed pipe, a full disk) at /dev/null: what is left
     in its buffer then goes nowhere, so the interpreter's final flush at exit cannot fail
     a second time ("Exception ignored …", exit 120)."""
@@ -138,7 +138,7 @@ def _discard_to_devnull(out) -> None:
         pass
 
 
-def _isatty(stream) -> bool:
+def _isatty(stream: IO[str]) -> bool:
     try:
         return bool(stream.isatty())
     except (AttributeError, ValueError, OSError):
