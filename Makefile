@@ -38,6 +38,7 @@ demo: $(READY)
 
 test: $(READY)
 	$(BIN)/python -m mypy
+	$(BIN)/python -m ruff check .
 	$(BIN)/python -m pytest -q -rs
 
 # The examples of the README and docs/replay.md, run again; the README's real-session

@@ -28,14 +28,14 @@ from .sessions.read import read_session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import IO, Iterable, Mapping, Union
+    from collections.abc import Iterable, Mapping
+    from typing import IO
 
     from .core.decision import Weighing
     from .core.models import Model
     from .core.quantities import Derived, Terms
 
-    Source = Union[str, os.PathLike[str], bytes, bytearray, IO[bytes],
-                   Iterable[Union[str, bytes]]]
+    Source = str | os.PathLike[str] | bytes | bytearray | IO[bytes] | Iterable[str | bytes]
 
 
 class Decision:

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import os
 import sys
+
 from .errors import EXIT_ERROR, EXIT_OK
 
 TYPE_CHECKING = False       # typing costs ~10 ms of start-up; mypy reads this as True
 if TYPE_CHECKING:
-    from typing import IO, Mapping
+    from collections.abc import Mapping
+    from typing import IO
 
 PROG = "compact-dp"
 MIN_WIDTH = 40            # narrower than this (COLUMNS=0, a terminal reporting 0) is a lie
@@ -40,7 +42,7 @@ class Env:
         self.terminal_columns = terminal_columns
 
     @classmethod
-    def from_process(cls) -> "Env":
+    def from_process(cls) -> Env:
         """The real process: sys streams, os.environ, and the terminal if there is one."""
         stdin = getattr(sys.stdin, "buffer", None) if sys.stdin is not None else None
         columns = None

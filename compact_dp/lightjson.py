@@ -19,7 +19,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable
+    from collections.abc import Callable
 
     Loads = Callable[[str | bytes | bytearray], object]
 

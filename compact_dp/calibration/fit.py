@@ -128,11 +128,11 @@ def fit(sessions: list[Session], prior: Profile | None = None, source: str = "",
         old = prior.agent(fmt) if prior else AgentFigures()
         n = len(measured)
 
-        def pooled(i: int, before: float | None) -> float | None:
-            mine = median([m[i] for m in measured])
+        def pooled(i: int, before: float | None) -> float | None:     # (called in this loop)
+            mine = median([m[i] for m in measured])                    # noqa: B023
             if mine is None or before is None or prior is None:
                 return mine if mine is not None else before
-            return (n * mine + prior_sessions * before) / (n + prior_sessions)
+            return (n * mine + prior_sessions * before) / (n + prior_sessions)  # noqa: B023
         mine = median(prefixes.get(fmt, []))
         prefix = mine if prior is None or old.prefix is None or mine is None else \
             (len(prefixes[fmt]) * mine + prior_sessions * old.prefix) / \

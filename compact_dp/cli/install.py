@@ -50,7 +50,8 @@ def _backup_note(path: str, words: str) -> str:
 def build_install(env: Env) -> Command:
     def install(files: list[str] | None, settings: str | None, dry_run: bool, force: bool,
                 block_auto_compact: bool) -> int:
-        from ..integrations.settings import default_settings, install as do_install
+        from ..integrations.settings import default_settings
+        from ..integrations.settings import install as do_install
         _target(files)
         path = settings or default_settings()
         change = do_install(path, dry_run, force, block_auto_compact)
@@ -64,7 +65,8 @@ def build_install(env: Env) -> Command:
 
 def build_uninstall(env: Env) -> Command:
     def uninstall(files: list[str] | None, settings: str | None, dry_run: bool) -> int:
-        from ..integrations.settings import default_settings, uninstall as do_uninstall
+        from ..integrations.settings import default_settings
+        from ..integrations.settings import uninstall as do_uninstall
         _target(files)
         path = settings or default_settings()
         change = do_uninstall(path, dry_run)

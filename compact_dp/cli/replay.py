@@ -120,7 +120,7 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
     from ..agents import POINTS
     from ..core.params import BY_AWK, native_values
     from ..history import Selection, parse_day
-    from ..replay.batch import Options, cores, skip_reason
+    from ..replay.batch import Options, cores
     from ..replay.compare import BY, SORTS
     from ..replay.run import policy_for as make_policy
     from ..sessions.recorder import TOKEN_MODES

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, List, Optional
+from collections.abc import Callable
+from typing import Any
 
 import typer
 
@@ -25,11 +26,11 @@ def typer_parameter(o: Option) -> inspect.Parameter:
         kind: Any = bool
         default = typer.Option(False, *names, help=o.help)
     elif o.multiple:
-        kind = Optional[List[str]]
+        kind = list[str] | None
         default = typer.Option(None, *names, metavar=o.metavar, help=o.help,
                                show_default=False)
     else:
-        kind = Optional[str]
+        kind = str | None
         default = typer.Option(None, *names, metavar=o.metavar, help=o.help,
                                show_default=False)
     return inspect.Parameter(o.dest, inspect.Parameter.KEYWORD_ONLY, annotation=kind,
@@ -38,7 +39,7 @@ def typer_parameter(o: Option) -> inspect.Parameter:
 
 def files_parameter(help: str, metavar: str = "FILE") -> inspect.Parameter:
     return inspect.Parameter("files", inspect.Parameter.KEYWORD_ONLY,
-                             annotation=Optional[List[str]],
+                             annotation=list[str] | None,
                              default=typer.Argument(None, metavar=metavar,
                                                     show_default=False, help=help))
 

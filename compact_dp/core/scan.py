@@ -13,7 +13,8 @@ from ..errors import InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import IO, Iterable, Protocol
+    from collections.abc import Iterable
+    from typing import IO, Protocol
 
     class Readable(Protocol):
         """What the scanner reads from: a binary stream's ``read``."""
@@ -48,7 +49,7 @@ class Conversation:
         self.counts: tuple[int, int, int] | None = None    # summed: (nr, total, users)
 
     @classmethod
-    def summed(cls, nr: int, total: int, user_count: int) -> "Conversation":
+    def summed(cls, nr: int, total: int, user_count: int) -> Conversation:
         conv = cls()
         conv.counts = (nr, total, user_count)
         return conv

@@ -22,7 +22,7 @@ from ..errors import NotAHook
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Mapping
+    from collections.abc import Mapping
 
     from ..core.decision import Weighing
     from ..sessions.normalised import Session

@@ -21,8 +21,8 @@ from ..views.words import duration
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
     from types import FrameType
-    from typing import Callable, Mapping
 
     from ..core.decision import Weighing
     from ..question import Question

@@ -62,7 +62,7 @@ class Prices:
     def ttl_seconds(self, ttl: str | None = None) -> float:
         return parse_ttl(ttl or self.default_ttl)
 
-    def replaced(self, **changes: object) -> "Prices":
+    def replaced(self, **changes: object) -> Prices:
         """A copy with some prices changed (the ones a caller gave)."""
         new = Prices.__new__(Prices)
         for name in self.__slots__:

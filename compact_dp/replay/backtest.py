@@ -18,15 +18,16 @@ advice that paid, and replay's ``dp`` against ``hindsight`` and the thresholds.
 
 from __future__ import annotations
 
-import math
 import marshal
+import math
 
 from ..sessions.normalised import USER
 from ..sessions.recorder import Recorder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Mapping
+    from collections.abc import Mapping
+    from typing import Any
 
     from ..sessions.normalised import Session, State
     from .records import Doc

@@ -18,7 +18,7 @@ from ..errors import CompactDpError, FormatError, InputError, NotASession, Usage
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Iterable
+    from collections.abc import Callable, Iterable
 
     from ..history import Selection
     from .records import Doc

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Iterable
+    from collections.abc import Callable, Iterable
 
     from .records import Doc
 
@@ -128,9 +128,10 @@ def sort_key(sort: str) -> Callable[[Doc], tuple[str | float, ...]]:
     """date and project: in order (oldest first, A to Z); requests, cost and saving: the
     largest first; rows without the value last."""
     def value(r: Doc) -> str | float | None:
-        v: str | float | None = {"date": r["first"], "project": (r.get("project") or r["key"] or "").lower(),
-                "requests": r["requests"], "cost": r["recorded_cost"],
-                "saving": saving_of(r)}[sort]
+        v: str | float | None = {
+            "date": r["first"], "project": (r.get("project") or r["key"] or "").lower(),
+            "requests": r["requests"], "cost": r["recorded_cost"],
+            "saving": saving_of(r)}[sort]
         return v
 
     def key(r: Doc) -> tuple[str | float, ...]:

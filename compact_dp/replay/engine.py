@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from ..agents import TURN
 from ..core.scan import Conversation
+from ..core.search import L_INSTR
 from ..sessions.normalised import ASSISTANT, CONTEXT, TOOL, USER, Compaction, Request, Usage
 from .billing import Cache, input_cost, output_cost, readable
 from .policies import Compact, Policy, RecordedPolicy
 from .records import Billed, Compacted, Run
-from ..core.search import L_INSTR
 from .setting import Events, Setting
 
 TYPE_CHECKING = False

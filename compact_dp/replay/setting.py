@@ -13,7 +13,7 @@ from ..sessions.normalised import Request, Session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable
+    from collections.abc import Callable
 
     from .bill import SessionFiles
 

@@ -185,7 +185,7 @@ class ClaudeCodeReader(LineReader):
         """The bytes of a message's content."""
         return json_size(content)
 
-    _ids: tuple[str, str | None] | tuple[()] = ()                          # the last text ids keyed, and their key
+    _ids: tuple[str, str | None] | tuple[()] = ()    # the last text ids keyed, and their key
     _ids_key = 0
 
     def _key(self, message_id: object, request_id: object) -> int:
@@ -198,7 +198,8 @@ class ClaudeCodeReader(LineReader):
                 response_key(message_id, request_id)
         return self._ids_key
 
-    def _assistant(self, obj: dict[str, object], message: dict[str, object], time: float | None) -> None:
+    def _assistant(self, obj: dict[str, object], message: dict[str, object],
+                   time: float | None) -> None:
         size = self.measure(message.get("content"))
         if message.get("model") == "<synthetic>":
             self.skipped["synthetic"] += 1

@@ -28,13 +28,25 @@ import zlib
 
 from ..errors import InputError
 from .normalised import Session
-from .read import (BOM, CLAUDE_MARKERS, HEAD, LongLine, chunks, feed_block, finished,
-                   line_blocks, read_session, reader_class, reader_for)
+from .read import (
+    BOM,
+    CLAUDE_MARKERS,
+    HEAD,
+    LongLine,
+    chunks,
+    feed_block,
+    finished,
+    line_blocks,
+    read_session,
+    reader_class,
+    reader_for,
+)
 from .sniff import sniff
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import IO, Mapping
+    from collections.abc import Mapping
+    from typing import IO
 
     from .normalised import State
 

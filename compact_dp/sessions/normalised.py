@@ -258,7 +258,7 @@ class Session:
 
     @classmethod
     def of_lines(cls, format: str, kinds: list[str], tokens: list[int],
-                 requests: list[Request], path: str | None = None) -> "Session":
+                 requests: list[Request], path: str | None = None) -> Session:
         """A full session of lines the scanner sized, with no usage, no model and no
         compaction (bash-agent): its totals are plain counts."""
         s = cls(format, path)

@@ -17,7 +17,8 @@ from .sniff import FORMATS, sniff
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import IO, Callable, Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
+    from typing import IO
 
     from .reader import LineReader
 
@@ -74,14 +75,15 @@ class LongLine:
         self.length = length
 
 
-def feed_block(reader: LineReader, block: bytes | LongLine, markers: tuple[bytes, ...] | None) -> None:
+def feed_block(reader: LineReader, block: bytes | LongLine, markers: tuple[bytes, ...] | None
+               ) -> None:
     """Feed the complete lines of a block (that ends with a newline, or is empty)."""
     if isinstance(block, LongLine):
         reader.skip_long_line()
         return
     if not block:
         return
-    from ..lightjson import loads    # here: a bash-agent decision never needs it
+    from ..lightjson import loads  # here: a bash-agent decision never needs it
     for line in block.split(b"\n"):
         if not line.strip() or markers is not None and not any(m in line for m in markers):
             continue

@@ -13,7 +13,7 @@ from .recorder import Recorder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable
+    from collections.abc import Callable
 
     from .normalised import State
 

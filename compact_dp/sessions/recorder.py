@@ -12,8 +12,7 @@ line can save it after any complete line and resume on the bytes appended later.
 
 from __future__ import annotations
 
-from .normalised import (CONTEXT, USER, Aftermath, Compaction, Request, Session, Usage,
-                    write_ttl)
+from .normalised import CONTEXT, USER, Aftermath, Compaction, Request, Session, Usage, write_ttl
 from .sizing import BYTES, USAGE, Sizer
 
 TYPE_CHECKING = False

@@ -193,7 +193,7 @@ class Sizer:
         self.prefix, self.have, self.last_prompt = None, 0, 0
         self.run_open, self.summary, self.left = True, 0, None
 
-    def finish(self) -> "Sizer":
+    def finish(self) -> Sizer:
         """The end of the file: the pending messages are estimated."""
         self._close()
         return self

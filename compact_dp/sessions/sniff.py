@@ -11,7 +11,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable
+    from collections.abc import Callable
 
 FORMATS = ("bash-agent", "claude-code", "codex", "openai")
 CLAUDE = (b'"sessionId":', b'"parentUuid":', b'"type":"file-history-snapshot"')

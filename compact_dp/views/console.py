@@ -17,7 +17,6 @@ def buffered_console(env: Env, width: int | None = None, styled: bool | None = N
                      ) -> Console:
     """A Console over a StringIO (read it back with ``text_of``)."""
     from rich.console import Console
-    from rich.table import Table
 
     styled = env.styled if styled is None else styled
     return Console(file=io.StringIO(), width=width or env.width, force_terminal=styled,

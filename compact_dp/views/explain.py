@@ -15,6 +15,9 @@ from ..core.quantities import Terms
 from ..core.search import BenefitCurve, candidate_bounds, prefix_sums
 from ..environment import Env
 from ..sessions.normalised import Session
+from .console import buffered_console, fitted_table, text_of
+from .words import duration, money, reason
+from .words import lines as counted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,8 +26,6 @@ if TYPE_CHECKING:
 
     from ..pricing.clock import CacheClock
     from ..question import Question
-from .console import buffered_console, fitted_table, text_of
-from .words import duration, lines as counted, money, reason
 
 ALL_ROWS_UP_TO = 40     # candidates shown in full up to this many
 AROUND_BEST = 3         # rows either side of the best k in a long table
