@@ -31,7 +31,8 @@ class Env:
     def __init__(self, stdin: IO[bytes] | None = None, stdout: IO[str] | None = None,
                  stderr: IO[str] | None = None, environ: Mapping[str, str] | None = None,
                  stdin_isatty: bool = False, stdout_isatty: bool = False,
-                 terminal_columns: int | None = None, stderr_isatty: bool = False):
+                 terminal_columns: int | None = None, stderr_isatty: bool = False,
+                 program: str = ""):
         self.stdin = stdin
         self.stdout = stdout
         self.stderr = stderr
@@ -40,6 +41,7 @@ class Env:
         self.stdout_isatty = stdout_isatty
         self.stderr_isatty = stderr_isatty
         self.terminal_columns = terminal_columns
+        self.program = program                  # argv[0]: how this run was started
 
     @classmethod
     def from_process(cls) -> Env:
@@ -55,7 +57,8 @@ class Env:
         return cls(stdin=stdin, stdout=sys.stdout, stderr=sys.stderr, environ=os.environ,
                    stdin_isatty=bool(sys.stdin is not None and _isatty(sys.stdin)),
                    stdout_isatty=out_tty, terminal_columns=columns,
-                   stderr_isatty=bool(sys.stderr is not None and _isatty(sys.stderr)))
+                   stderr_isatty=bool(sys.stderr is not None and _isatty(sys.stderr)),
+                   program=sys.argv[0] if sys.argv else "")
 
     # --- what the output may look like ----------------------------------------------------
 

@@ -432,7 +432,7 @@ MUTANTS: dict[str, list[tuple[str, str, str, str, str]]] = {
 
 def run_tests(tests: str, change: tuple[str, str, str] | None = None) -> bool:
     """True when ``tests`` fail on a copy of the repository with ``change`` (file, text,
-    new text) applied."""
+    new text) applied; without a change, a failure prints the end of pytest's report."""
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "repo"
         shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(
@@ -448,6 +448,8 @@ def run_tests(tests: str, change: tuple[str, str, str] | None = None) -> bool:
                             "no:cacheprovider", *tests.split()], cwd=copy,
                            capture_output=True, text=True,
                            env={**os.environ, "PYTHONPATH": str(copy)})
+        if change is None and p.returncode != 0:
+            print(f"{tests}, unchanged:", *p.stdout.splitlines()[-15:], sep="\n  ")
         return p.returncode != 0
 
 

@@ -397,6 +397,21 @@ class CodexRollout:
     def context_compacted(self) -> None:
         self.line("event_msg", {"type": "context_compacted"})
 
+    def pause(self, seconds: float) -> None:
+        self.t += seconds
+
+    def tool_request(self, prompt: int, cached: int, result: str = "ok") -> None:
+        """A request that answers with a tool call, and the tool's result."""
+        call_id = f"c{len(self.prompts) + 1}"
+        self.call(call_id, "ls")
+        self.token_count(prompt, cached)
+        self.output(call_id, result)
+
+    def reply(self, prompt: int, cached: int, words: str = "Done.") -> None:
+        """A request that answers in words (a turn's last)."""
+        self.assistant(words)
+        self.token_count(prompt, cached)
+
     def text(self) -> bytes:
         return ("\n".join(self.lines) + "\n").encode()
 
@@ -522,80 +537,16 @@ def turns_session(turns: list[list[int]], start: int = 20000, pauses: list[float
     return s
 
 
-class CodexSession:
-    """Builds a Codex rollout line by line: human turns, tool calls and replies, each
-    request with its ``token_count`` (``input_tokens`` includes the cached part)."""
-
-    def __init__(self, model: str = "gpt-5.1-codex", window: int = 272000):
-        self.lines: list[str] = []
-        self.t = 0.0
-        self.window = window
-        self.total = [0, 0, 0]
-        self.calls = 0
-        self._line("session_meta", {"id": "r-1", "timestamp": stamp(0), "cwd": "/p",
-                                    "originator": "codex_cli_rs", "cli_version": "0.80.0"})
-        self._line("turn_context", {"cwd": "/p", "model": model})
-        self._item(self._msg("user", "<environment_context>\n<cwd>/p</cwd>\n"
-                                     "</environment_context>"))
-
-    def _line(self, kind: str, payload: dict) -> None:
-        self.t += 1.5
-        self.lines.append(dumps({"timestamp": stamp(self.t), "type": kind,
-                                 "payload": payload}))
-
-    def _item(self, payload: dict) -> None:
-        self._line("response_item", payload)
-
-    @staticmethod
-    def _msg(role: str, words: str) -> dict:
-        kind = "output_text" if role == "assistant" else "input_text"
-        return {"type": "message", "role": role, "content": [{"type": kind, "text": words}]}
-
-    def pause(self, seconds: float) -> None:
-        self.t += seconds
-
-    def user(self, words: str) -> None:
-        self._item(self._msg("user", words))
-        self._line("event_msg", {"type": "user_message", "message": words})
-
-    def token_count(self, prompt: int, cached: int, output: int = 100) -> None:
-        for i, x in enumerate((prompt, cached, output)):
-            self.total[i] += x
-
-        def usage(inp: int, hit: int, out: int) -> dict:
-            return {"input_tokens": inp, "cached_input_tokens": hit, "output_tokens": out,
-                    "reasoning_output_tokens": 0, "total_tokens": inp + out}
-        self._line("event_msg", {"type": "token_count", "info": {
-            "total_token_usage": usage(*self.total), "last_token_usage": usage(
-                prompt, cached, output), "model_context_window": self.window}})
-
-    def call(self, prompt: int, cached: int, result: str = "ok") -> None:
-        """A request that answers with a tool call, and the tool's result."""
-        self.calls += 1
-        cid = f"c{self.calls}"
-        self._item({"type": "function_call", "name": "shell", "call_id": cid,
-                    "arguments": dumps({"command": ["ls"]})})
-        self.token_count(prompt, cached)
-        self._item({"type": "function_call_output", "call_id": cid, "output": result})
-
-    def reply(self, prompt: int, cached: int, words: str = "Done.") -> None:
-        """A request that answers in words (a turn's last)."""
-        self._item(self._msg("assistant", words))
-        self.token_count(prompt, cached)
-
-    def text(self) -> bytes:
-        return ("\n".join(self.lines) + "\n").encode()
-
-
 def blocks(tokens: int) -> int:
     """What an OpenAI cache serves of a prefix: whole 128-token blocks from 1,024 on."""
     return tokens // 128 * 128 if tokens >= 1024 else 0
 
 
-def codex_turns(turns: list[list[int]], start: int = 12000) -> CodexSession:
+def codex_turns(turns: list[list[int]], start: int = 12000) -> CodexRollout:
     """A Codex rollout of human turns, as turns_session's (no pauses: OpenAI's cache lives
     for hours); each request reads the previous prompt's whole blocks."""
-    s = CodexSession()
+    s = CodexRollout()
+    s.context()
     prompt, cached = start, 0
     for t, growths in enumerate(turns):
         s.user(f"turn {t}: " + "please go on " * 20)
@@ -604,6 +555,6 @@ def codex_turns(turns: list[list[int]], start: int = 12000) -> CodexSession:
             if k == len(growths) - 1:
                 s.reply(prompt, blocks(cached), "done " + "y" * 300)
             else:
-                s.call(prompt, blocks(cached), "x" * 4 * grow)
+                s.tool_request(prompt, blocks(cached), "x" * 4 * grow)
             cached = prompt
     return s

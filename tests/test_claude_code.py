@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -479,6 +480,23 @@ def test_install_into_no_settings_file_and_back(tmp_path):
     assert run_main("install", "claude-code", "--settings", str(f)).status == 0
     assert "statusLine" in json.loads(f.read_text())
     assert run_main("uninstall", "claude-code", "--settings", str(f)).status == 0
+    assert not f.exists()
+
+
+def test_install_without_settings_writes_under_the_home_it_is_given_and_makes_only_dot_claude(
+        tmp_path):
+    """The default path comes from the run's own HOME (a library caller's environ, not this
+    process's): ~/.claude is made for its owner, a folder above it never."""
+    home = tmp_path / "home"
+    home.mkdir()
+    r = run_main("install", "claude-code", environ={"HOME": str(home)})
+    f = home / ".claude" / "settings.json"
+    assert r.status == 0 and r.out.startswith(f"{f}: status line and hooks installed")
+    assert "statusLine" in json.loads(f.read_text())
+    assert os.stat(f.parent).st_mode & 0o777 == 0o700
+    r = run_main("install", "claude-code", environ={"HOME": str(tmp_path / "nowhere")})
+    assert r.status == 2 and not (tmp_path / "nowhere").exists()
+    assert run_main("uninstall", "claude-code", environ={"HOME": str(home)}).status == 0
     assert not f.exists()
 
 

@@ -60,7 +60,7 @@ def test_installing_from_another_binary_moves_every_entry_the_pre_compact_hook_i
     r = cli("install", f)
     assert r.status == 0 and "installed" in r.out
     after = json.loads(f.read_bytes())
-    prefix = cc_settings.command_prefix()
+    prefix = cc_settings.command_prefix("", os.environ)
     assert len(commands(after)) == 3 and OLD.encode() not in f.read_bytes()
     assert all(c.startswith(prefix + " ") for c in commands(after)), commands(after)
     pre = after["hooks"]["PreCompact"]

@@ -23,7 +23,7 @@ from compact_dp.sessions.read import read_session
 
 from . import reference
 from .conftest import DEFAULTS, INPUTS, run_main, transcripts, write
-from .session_fixtures import ClaudeSession, CodexSession, claude_session, text
+from .session_fixtures import ClaudeSession, CodexRollout, claude_session, text
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -364,13 +364,14 @@ def test_codex_side_requests_are_billed_as_recorded_under_every_policy(tmp_path)
     billed as recorded whatever a policy did to the context (here, a compaction at the
     turn's start), and leave the main context and its cache alone: the next main request
     reads the main prompt's blocks."""
-    s = CodexSession()
+    s = CodexRollout()
+    s.context()
     s.user("add a --verbose flag")
-    s.call(30000, 0)
+    s.tool_request(30000, 0)
     s.reply(31000, 29952)
     s.user("and document it")
     for prompt, cached in ((34000, 30976), (5000, 0), (6000, 4992), (36000, 33920)):
-        s.call(prompt, cached)
+        s.tool_request(prompt, cached)
     s.reply(37000, 35968)
     session = read_session([str(write(tmp_path, s.text()))])
     assert [r.side for r in session.requests] == [False] * 3 + [True] * 2 + [False] * 2

@@ -27,20 +27,27 @@ import sys
 from ..errors import UsageError
 from ..files import write_atomic
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 BACKUP_SUFFIX = ".compact-dp-backup"
 
 
-def default_settings() -> str:
-    return os.path.join(os.path.expanduser("~"), ".claude", "settings.json")
+def default_settings(environ: Mapping[str, str]) -> str:
+    """~/.claude/settings.json, with ~ from ``environ``'s HOME (else the user's home)."""
+    home = environ.get("HOME") or os.path.expanduser("~")
+    return os.path.join(home, ".claude", "settings.json")
 
 
-def command_prefix() -> str:
-    """How Claude Code should call this compact-dp: the installed script's absolute path
-    (so PATH need not have it), else this Python with -m."""
-    script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+def command_prefix(program: str, environ: Mapping[str, str]) -> str:
+    """How Claude Code should call this compact-dp: ``program`` (the running script, as
+    argv[0] names it) by its absolute path, so PATH need not have it; else the
+    compact-dp on ``environ``'s PATH; else this Python with -m."""
+    script = os.path.abspath(program) if program else ""
     if os.path.basename(script) == "compact-dp" and os.access(script, os.X_OK):
         return shlex.quote(script)
-    found = shutil.which("compact-dp")
+    found = shutil.which("compact-dp", path=environ.get("PATH"))
     if found:
         return shlex.quote(os.path.abspath(found))
     return f"{shlex.quote(sys.executable)} -m compact_dp"
@@ -111,13 +118,13 @@ class Settings:
         self.backup_mode = self.mode & 0o600     # never more readable, nor by anyone else
         self.raw, self.data = read_settings(self.path)
 
-    def folders(self, given: str, dry_run: bool) -> None:
+    def folders(self, given: str, dry_run: bool, default: str | None) -> None:
         """The settings go in folders that exist: a mistyped --settings must not grow a
-        tree of them.  Only ~/.claude, for the default path, is made (Claude Code makes it
-        on its first run, which may come after install), for its owner only."""
-        claude = os.path.dirname(default_settings())
+        tree of them.  Only ~/.claude, for the ``default`` path, is made (Claude Code makes
+        it on its first run, which may come after install), for its owner only."""
+        claude = os.path.dirname(default) if default else ""
         may_make = {claude, os.path.realpath(claude)} \
-            if os.path.abspath(given) == default_settings() else set()
+            if default and os.path.abspath(given) == default else set()
         for folder in dict.fromkeys([os.path.dirname(os.path.abspath(given)),
                                      os.path.dirname(self.path)]):
             if os.path.isdir(folder):
@@ -292,16 +299,16 @@ def diff(path: str, before: bytes, after: bytes) -> str:
     return text if text.endswith("\n") or not text else text + "\n"
 
 
-def install(path: str, dry_run: bool = False, force: bool = False,
-            block_auto_compact: bool = False, prefix: str | None = None) -> str:
-    """Merge the entries in; returns the diff (empty: nothing to change).  The backup is
-    the file as it was before compact-dp was first installed in it: installing again keeps
-    it."""
+def install(path: str, prefix: str, dry_run: bool = False, force: bool = False,
+            block_auto_compact: bool = False, default: str | None = None) -> str:
+    """Merge the entries that call ``prefix`` (``command_prefix``) in; returns the diff
+    (empty: nothing to change).  The backup is the file as it was before compact-dp was
+    first installed in it: installing again keeps it.  ``default``: the default settings
+    path, whose folder may be made."""
     file = Settings(path)
-    new = dumps_like(installed(file.data, prefix or command_prefix(), block_auto_compact,
-                               force), file.raw)
+    new = dumps_like(installed(file.data, prefix, block_auto_compact, force), file.raw)
     change = diff(path, file.raw, new)
-    file.folders(path, dry_run or not change)
+    file.folders(path, dry_run or not change, default)
     if change and not dry_run:
         _writable(file)
         if file.exists and not is_installed(file.data):

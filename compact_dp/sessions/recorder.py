@@ -21,10 +21,7 @@ if TYPE_CHECKING:
 
     from .normalised import State
 
-    # A request as the recorder holds it, plain data saved with its state: [seen, time,
-    # llm, usage, segment, key, sent, done] while open, then adjustment and side appended
-    # (``_request`` makes it a Request).
-    Row = list[Any]
+    Row = list[Any]          # a request's row: its fields are named below (SEEN, TIME, …)
 
 TOKEN_MODES = ("auto", USAGE, BYTES)
 
@@ -63,7 +60,7 @@ class Recorder:
         self.aftermath: list[list[int | None]] = []   # [summary, first prompt, first read]
         self.seeking = False                     # the first request after a compaction
         self.sides = format == "codex"           # look for side requests (Codex's)
-        self.waiting: list[list[Any]] = []       # [row, prompt(, main)]: may be side requests
+        self.waiting: list[list[Any]] = []       # requests that may be side requests (ROW, …)
         self.last_kind: str | None = None        # the newest message's kind
 
     # --- saving and resuming ----------------------------------------------------------------
@@ -129,10 +126,10 @@ class Recorder:
         any, then the largest output count (a response's lines carry mid-stream counts)."""
         if self.open is None:
             return
-        if self.open[3] is None:
-            self.open[3] = usage
-        elif usage[4] > self.open[3][4]:
-            self.open[3][4] = usage[4]
+        if self.open[NUMBERS] is None:
+            self.open[NUMBERS] = usage
+        elif usage[OUTPUT] > self.open[NUMBERS][OUTPUT]:
+            self.open[NUMBERS][OUTPUT] = usage[OUTPUT]
 
     def turn(self) -> None:
         self.turn_events += 1
@@ -160,8 +157,7 @@ class Recorder:
         row, self.open = self.open, None
         if row is None:
             return
-        seen, time, model, usage = row[:4]
-        ended = row[DONE]
+        model, usage, ended = row[LLM], row[NUMBERS], row[DONE]
         self.request_count += 1
         self.last = row
         if ended is not None:
@@ -174,14 +170,14 @@ class Recorder:
                 self.last_times[model] = ended
         prompt = None
         if usage is not None:
-            prompt = usage[0] + usage[1] + usage[2] + usage[3]
+            prompt = usage[UNCACHED] + usage[WRITE_5M] + usage[WRITE_1H] + usage[READ]
             self.usage_count += 1
             self.input_tokens += prompt
-            self.output_tokens += usage[4]
-            if usage[1] + usage[2]:
-                self.ttl = write_ttl(usage[1], usage[2])
+            self.output_tokens += usage[OUTPUT]
+            if usage[WRITE_5M] + usage[WRITE_1H]:
+                self.ttl = write_ttl(usage[WRITE_5M], usage[WRITE_1H])
             if self.seeking:
-                self.aftermath[-1][1:] = [prompt, usage[3]]
+                self.aftermath[-1][1:] = [prompt, usage[READ]]
                 self.seeking = False
         self._queue(row, prompt)
 
@@ -195,7 +191,7 @@ class Recorder:
         main = self.sizer.last_prompt
         if self.waiting:
             self.waiting.append([row, prompt])
-            if prompt is not None and prompt >= SIDE_BACK * self.waiting[0][2]:
+            if prompt is not None and prompt >= SIDE_BACK * self.waiting[0][MAIN]:
                 self._flush(sides=True)
             elif len(self.waiting) > SIDE_WINDOW:
                 self._flush(sides=False)
@@ -208,9 +204,9 @@ class Recorder:
 
     def _flush(self, sides: bool) -> None:
         waiting, self.waiting = self.waiting, []
-        main = waiting[0][2] if waiting else 0
+        main = waiting[0][MAIN] if waiting else 0
         for item in waiting:
-            row, prompt = item[0], item[1]
+            row, prompt = item[ROW], item[PROMPT]
             if sides and prompt is not None and prompt < SIDE_LOW * main:
                 self._size(row, prompt, side=True)
             else:
@@ -218,7 +214,7 @@ class Recorder:
 
     def _size(self, row: Row, prompt: int | None, side: bool = False) -> None:
         """Size what a request saw (a side request sizes nothing and changes no context)."""
-        adjust = 0 if side else self.sizer.request(row[0], prompt)
+        adjust = 0 if side else self.sizer.request(row[SEEN], prompt)
         if self.keep:
             self.requests.append(row + [adjust, side])
 
@@ -260,13 +256,18 @@ class Recorder:
         return s
 
 
-SENT, DONE, ADJUST, SIDE = 6, 7, 8, 9          # the later fields of a request's row
+# A request's row, a list so that the status line's saved state is plain JSON; the last
+# two fields are added when it is sized.  NUMBERS: its usage, as ``request`` takes it.
+SEEN, TIME, LLM, NUMBERS, SEGMENT, KEY, SENT, DONE, ADJUST, SIDE = range(10)
+UNCACHED, WRITE_5M, WRITE_1H, READ, OUTPUT = range(5)
+ROW, PROMPT, MAIN = range(3)                   # a waiting request: its row, prompt, the main's
 SIDE_LOW, SIDE_BACK, SIDE_WINDOW = 0.8, 0.9, 8
 
 
 def _request(row: Row) -> Request:
-    seen, time, model, usage, segment, key = row[:6]
-    r = Request(seen, time, model, None if usage is None else Usage(*usage), segment, key)
+    usage = row[NUMBERS]
+    r = Request(row[SEEN], row[TIME], row[LLM], None if usage is None else Usage(*usage),
+                row[SEGMENT], row[KEY])
     r.sent, r.done = row[SENT], row[DONE]
     r.adjust = row[ADJUST] if len(row) > ADJUST else 0
     r.side = bool(row[SIDE]) if len(row) > SIDE else False

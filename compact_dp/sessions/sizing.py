@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 USAGE, BYTES = "usage", "bytes"
 RUN, TEXT = 1, 2        # a pending message: left by the last compaction; of kind context
+AT, NBYTES, FLAGS = range(3)   # a pending message's list (plain JSON, saved by the status line)
 
 
 def share(total: int, weights: list[int]) -> list[int]:
@@ -90,7 +91,7 @@ class Sizer:
         self.have = 0                        # tokens of its sized messages
         self.last_prompt = 0
         self.last_seen = 0
-        self.pending: list[list[int]] = []   # [index, bytes, RUN | TEXT flags]
+        self.pending: list[list[int]] = []   # [AT index, NBYTES, RUN | TEXT FLAGS]
         self.run_open = True                 # still in the context run that opens it
         self.summary = 0                     # tokens of that run
         self.left: int | None = None         # V + the run's part its first request saw
@@ -132,10 +133,10 @@ class Sizer:
         """More bytes of message ``index``, which counts while no request has sized it (a
         response's blocks arrive one line each, tool results between them)."""
         for m in reversed(self.pending):
-            if m[0] == index:
-                m[1] += nbytes
+            if m[AT] == index:
+                m[NBYTES] += nbytes
                 return
-            if m[0] < index:
+            if m[AT] < index:
                 return
 
     def request(self, seen: int, prompt: int | None) -> int:
@@ -145,7 +146,7 @@ class Sizer:
         new message, a removal), which a replay applies to any context at this request."""
         now = min(max(seen, self.last_seen), self.n)
         if self.mode == BYTES:
-            self._settle(now, [token_size(m[1]) for m in self._seen_now(now)])
+            self._settle(now, [token_size(m[NBYTES]) for m in self._seen_now(now)])
             if not self.started:
                 self.started = True
                 self.prefix = None if prompt is None else max(0, prompt - self.have)
@@ -157,17 +158,17 @@ class Sizer:
         if not self.started:
             self.started = True
             per_byte = self.per_byte
-            estimates = [self.estimate(m[1], per_byte) for m in new]
+            estimates = [self.estimate(m[NBYTES], per_byte) for m in new]
             if sum(estimates) <= prompt:
                 self.prefix = prompt - sum(estimates)
             else:                            # the messages alone exceed the prompt
                 self.prefix, estimates = 0, share(prompt, estimates)
-            self.left = self.prefix + sum(e for e, m in zip(estimates, new) if m[2] & RUN)
+            self.left = self.prefix + sum(e for e, m in zip(estimates, new) if m[FLAGS] & RUN)
             self._settle(now, estimates, new)
         else:
             growth = prompt - self.last_prompt
             if growth >= 0 and new:
-                nbytes = [m[1] for m in new]
+                nbytes = [m[NBYTES] for m in new]
                 if growth > 0:
                     self.grown += growth
                     self.weighed += sum(nbytes)
@@ -177,7 +178,7 @@ class Sizer:
                 adjust = growth
             else:                            # shrank: the new messages at their estimate,
                 per_byte = self.per_byte     # and the rest a removal from the context
-                estimates = [self.estimate(m[1], per_byte) for m in new]
+                estimates = [self.estimate(m[NBYTES], per_byte) for m in new]
                 self._settle(now, estimates, new)
                 adjust = -self._remove(sum(estimates) - growth)
         self.last_prompt = prompt
@@ -203,7 +204,7 @@ class Sizer:
     def _seen_now(self, now: int) -> list[list[int]]:
         """The pending messages a request that saw ``messages[:now]`` sees."""
         k = 0
-        while k < len(self.pending) and self.pending[k][0] < now:
+        while k < len(self.pending) and self.pending[k][AT] < now:
             k += 1
         return self.pending[:k]
 
@@ -212,8 +213,8 @@ class Sizer:
         new = self._seen_now(now) if new is None else new
         for m, size in zip(new, sizes):
             if self.keep:
-                self.tokens[m[0]] = size
-            if m[2] == RUN | TEXT:
+                self.tokens[m[AT]] = size
+            if m[FLAGS] == RUN | TEXT:
                 self.summary += size
         self.have += sum(sizes)
         del self.pending[:len(new)]
@@ -231,4 +232,4 @@ class Sizer:
     def _close(self) -> None:
         """Estimate the pending messages at the tokens per byte known now."""
         per_byte = self.per_byte
-        self._settle(self.n, [self.estimate(m[1], per_byte) for m in self.pending])
+        self._settle(self.n, [self.estimate(m[NBYTES], per_byte) for m in self.pending])
