@@ -37,7 +37,8 @@ demo: $(READY)
 	fi
 
 test: $(READY)
-	$(BIN)/python -m mypy compact_dp
+	$(BIN)/python -m mypy
+	$(BIN)/python -m ruff check .
 	$(BIN)/python -m pytest -q -rs
 
 # The examples of the README and docs/replay.md, run again; the README's real-session

@@ -40,7 +40,6 @@ import json
 import os
 import random
 import re
-import resource
 import shutil
 import statistics
 import subprocess
@@ -60,8 +59,9 @@ TREE_BYTES = 1_000_000_000
 # that counts each response once (compact-dp within a session, ccusage across the tree)
 ID_FIELD = re.compile(rb'"(sessionId|requestId|uuid|parentUuid|leafUuid|id)":(\s*)"([^"\\]+)"')
 sys.path.insert(0, str(HERE.parent / "examples"))
-from compact_dp.core.params import DEFAULTS, awk_arguments  # noqa: E402 (the one table)
 import generate as examples  # noqa: E402 (examples/generate.py: the session generator)
+
+from compact_dp.core.params import DEFAULTS, awk_arguments  # noqa: E402 (the one table)
 
 STATS = {"t": "40", "total_requests": "400", "total_compact": "2", "total_input": "20000000"}
 AGENT_ARGS = awk_arguments({**DEFAULTS, **STATS}) + ["-f", "compact_dp.awk"]
@@ -359,7 +359,8 @@ def history_tree(target: int = TREE_BYTES) -> Path | None:
             if src.name.startswith("agent-"):
                 name = "agent-" + name[:8]
             data = ID_FIELD.sub(lambda m: b'"%s":%s"%s"' % (
-                m.group(1), m.group(2), fresh_id(m.group(3), salt)), src.read_bytes())
+                m.group(1), m.group(2), fresh_id(m.group(3), salt)),  # noqa: B023 (used now)
+                src.read_bytes())
             (project / f"{name}.jsonl").write_bytes(data)
             written += len(data)
         copy += 1
@@ -393,7 +394,7 @@ def best_cpu(argv: list[str], runs: int, env: dict | None = None) -> tuple[float
     """The least CPU time of ``runs`` runs (a shared machine only ever adds to it) and the
     peak memory."""
     results = [child_cpu(argv, env) for _ in range(runs)]
-    for cpu, status, _ in results:
+    for _cpu, status, _ in results:
         if status != 0:
             raise SystemExit(f"failed (exit {status}): {' '.join(argv)}")
     return min(r[0] for r in results), max(r[2] for r in results)

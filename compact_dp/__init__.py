@@ -11,6 +11,7 @@ would use).  The command lines are thin layers over the same modules.
 """
 
 from .version import __version__
+
 __all__ = ["__version__", "load", "decide", "Session", "Decision", "MODELS",
            "CompactDpError"]
 

@@ -28,13 +28,14 @@ from .sessions.read import read_session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import IO, Iterable, Mapping, Union
+    from collections.abc import Iterable, Mapping
+    from typing import IO
 
     from .core.decision import Weighing
     from .core.models import Model
+    from .core.quantities import Derived, Terms
 
-    Source = Union[str, os.PathLike[str], bytes, bytearray, IO[bytes],
-                   Iterable[Union[str, bytes]]]
+    Source = str | os.PathLike[str] | bytes | bytearray | IO[bytes] | Iterable[str | bytes]
 
 
 class Decision:
@@ -63,11 +64,11 @@ class Decision:
         return self.core.best_benefit
 
     @property
-    def terms(self):   # noqa: ANN201 (core.quantities.Terms or None)
+    def terms(self) -> Terms | None:
         return self.core.terms
 
     @property
-    def derived(self):   # noqa: ANN201 (core.quantities.Derived or None)
+    def derived(self) -> Derived | None:
         return self.core.derived
 
     @property
@@ -141,14 +142,14 @@ def load(source: Source, format: str = "auto", tokens: str = "auto") -> Session:
     if isinstance(source, (bytes, bytearray)):
         stream: IO[bytes] = io.BytesIO(bytes(source))
     elif hasattr(source, "read"):
-        probe = source.read(0)                             # type: ignore[union-attr]
+        probe = source.read(0)
         if isinstance(probe, str):
             raise BadValue("source", "a text-mode file: open it in binary mode ('rb')")
-        stream = source                                    # type: ignore[assignment]
+        stream = source  # type: ignore[assignment]  # anything with read() is a file here
     else:
         try:
             lines = [x.encode() if isinstance(x, str) else bytes(x)
-                     for x in source]                      # type: ignore[union-attr]
+                     for x in source]
         except TypeError:
             raise BadValue("source", f"{type(source).__name__} is not a path, bytes, a "
                            "binary file or lines") from None

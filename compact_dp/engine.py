@@ -19,7 +19,7 @@ from .errors import BadValue
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Mapping
+    from collections.abc import Mapping
 
     from .core.awkvalue import AwkValue
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import os
 import sys
+
 from .errors import EXIT_ERROR, EXIT_OK
 
 TYPE_CHECKING = False       # typing costs ~10 ms of start-up; mypy reads this as True
 if TYPE_CHECKING:
-    from typing import IO, Mapping
+    from collections.abc import Mapping
+    from typing import IO
 
 PROG = "compact-dp"
 MIN_WIDTH = 40            # narrower than this (COLUMNS=0, a terminal reporting 0) is a lie
@@ -42,7 +44,7 @@ class Env:
         self.program = program                  # argv[0]: how this run was started
 
     @classmethod
-    def from_process(cls) -> "Env":
+    def from_process(cls) -> Env:
         """The real process: sys streams, os.environ, and the terminal if there is one."""
         stdin = getattr(sys.stdin, "buffer", None) if sys.stdin is not None else None
         columns = None
@@ -129,7 +131,7 @@ class Env:
         return EXIT_OK
 
 
-def _discard_to_devnull(out) -> None:
+def _discard_to_devnull(out: IO[str]) -> None:
     """Point a stream that failed (a closed pipe, a full disk) at /dev/null: what is left
     in its buffer then goes nowhere, so the interpreter's final flush at exit cannot fail
     a second time ("Exception ignored …", exit 120)."""
@@ -141,7 +143,7 @@ def _discard_to_devnull(out) -> None:
         pass
 
 
-def _isatty(stream) -> bool:
+def _isatty(stream: IO[str]) -> bool:
     try:
         return bool(stream.isatty())
     except (AttributeError, ValueError, OSError):

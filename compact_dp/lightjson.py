@@ -17,6 +17,12 @@ error in a line (a live transcript's half-written last line, a corrupt one) came
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    Loads = Callable[[str | bytes | bytearray], object]
+
 WHITESPACE = " \t\n\r"
 CONSTANTS = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
 
@@ -37,12 +43,13 @@ def _json_loads(data: str | bytes | bytearray) -> object:
     return json.loads(data)
 
 
-def _make():
+def _make() -> Loads:
     try:
         from _json import make_scanner
     except ImportError:                          # not CPython: json is all there is
         return _json_loads
-    scan = make_scanner(_Options())
+    # typeshed types the context as a JSON decoder; the scanner reads only _Options' names
+    scan = make_scanner(_Options())  # type: ignore[arg-type]
 
     def loads(data: str | bytes | bytearray) -> object:
         """json.loads(data), for str or UTF-8 bytes."""

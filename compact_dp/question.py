@@ -30,7 +30,7 @@ from .sessions.sizing import share
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Mapping
+    from collections.abc import Callable, Mapping
 
     from .core.awkvalue import AwkValue
 

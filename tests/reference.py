@@ -176,7 +176,7 @@ def explain(lines: list[bytes], given: dict[str, str], model: str,
         else:
             avg = 4000
     except ZeroDivisionError:
-        raise Fatal
+        raise Fatal from None
     c = n("total_compact")
     R = E * L
     l_instr = 70

@@ -6,8 +6,19 @@ import math
 
 import pytest
 
-from compact_dp.core.awkvalue import (UNSET, AwkValue, awk_int, equals_empty_string, gt, le,
-                                 looks_numeric, lt, number_to_string, numeric_prefix, unescape)
+from compact_dp.core.awkvalue import (
+    UNSET,
+    AwkValue,
+    awk_int,
+    equals_empty_string,
+    gt,
+    le,
+    looks_numeric,
+    lt,
+    number_to_string,
+    numeric_prefix,
+    unescape,
+)
 
 
 @pytest.mark.parametrize("text", ["0", "3", " 3 ", "+2", "-4", ".5", "5.", "1e1", "9e0",
@@ -106,7 +117,8 @@ def test_assignment_keeps_the_nature(tmp_path):
 # The scanner is hand-written (re costs start-up time); a regular expression is the oracle.
 import re  # noqa: E402
 
-from hypothesis import given, strategies as st  # noqa: E402
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 _DEC = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 _NUMERIC = re.compile(r"[ \t\n\r\f\v]*" + _DEC + r"[ \t\n\r\f\v]*\Z")

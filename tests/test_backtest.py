@@ -171,7 +171,7 @@ class Known:
         message, or before request j's reply."""
         from compact_dp import api
         marker = f"task {self.turn_ends().index(j) + 1}:" if kind == "turn" else \
-            f'"requestId":"req_'
+            '"requestId":"req_'
         starts = [i for i, line in enumerate(self.builder.lines) if marker in line]
         if kind == "turn":
             cut = starts[0]

@@ -18,8 +18,14 @@ from compact_dp.core.models import MODEL_TABLE
 from compact_dp.sessions.read import read_session
 
 from .conftest import INPUTS, run_main, write
-from .session_fixtures import OPENAI_MESSAGES, ClaudeSession, claude_session, codex_lines, \
-    dumps, text
+from .session_fixtures import (
+    OPENAI_MESSAGES,
+    ClaudeSession,
+    claude_session,
+    codex_lines,
+    dumps,
+    text,
+)
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -14,8 +14,15 @@ from compact_dp.sessions.read import read_session
 from compact_dp.sessions.timefmt import parse_time
 
 from .conftest import run_main, write
-from .session_fixtures import (T0, ClaudeSession, claude_with_side_files, dumps, stamp, text,
-                               tool_use)
+from .session_fixtures import (
+    T0,
+    ClaudeSession,
+    claude_with_side_files,
+    dumps,
+    stamp,
+    text,
+    tool_use,
+)
 
 START = parse_time(T0)
 

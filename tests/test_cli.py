@@ -13,8 +13,21 @@ import pytest
 
 from compact_dp.core.params import PARAMS, looks_numeric
 
-from .conftest import (AGENT_ARGS, CASES, EXAMPLE, INPUTS, NATIVE_STATS, ROOT, STATS_ARGS,
-                       assignments, clean_env, command_path, recorded, run_cli, run_main)
+from .conftest import (
+    AGENT_ARGS,
+    CASES,
+    EXAMPLE,
+    INPUTS,
+    NATIVE_STATS,
+    ROOT,
+    STATS_ARGS,
+    assignments,
+    clean_env,
+    command_path,
+    recorded,
+    run_cli,
+    run_main,
+)
 
 EX = str(EXAMPLE)
 EX_ANSWER = recorded(EXAMPLE.name, AGENT_ARGS + STATS_ARGS)       # "54\n"

@@ -16,8 +16,16 @@ from compact_dp.core.scan import scan_lines
 from compact_dp.core.search import BenefitCurve
 
 from . import reference
-from .conftest import (AGENT_ARGS, AGENT_VALUES, CASES, INPUTS, REAL_SWE_CASES, ROOT, assignments,
-                       run_main)
+from .conftest import (
+    AGENT_ARGS,
+    AGENT_VALUES,
+    CASES,
+    INPUTS,
+    REAL_SWE_CASES,
+    ROOT,
+    assignments,
+    run_main,
+)
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 STATS = ["--turns", "5", "--requests", "40", "--input-tokens", "400000"]

@@ -7,7 +7,8 @@ import json
 import math
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from compact_dp.lightjson import loads
 

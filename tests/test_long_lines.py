@@ -7,7 +7,8 @@ import json
 import subprocess
 import sys
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compact_dp.core.scan import Scanner, read_records
 from compact_dp.sessions.bash_agent import BashAgentScanner

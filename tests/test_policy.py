@@ -10,8 +10,16 @@ import compact_dp
 from compact_dp.core.policy import force_limit
 
 from . import reference
-from .conftest import (AGENT_STATS, CASES, DEFAULTS, INPUTS, NATIVE_STATS, REAL_SWE_CASES,
-                       assignments, run_main)
+from .conftest import (
+    AGENT_STATS,
+    CASES,
+    DEFAULTS,
+    INPUTS,
+    NATIVE_STATS,
+    REAL_SWE_CASES,
+    assignments,
+    run_main,
+)
 
 TRIGGERS = ["auto", "plan_clear", "plan_confirm"]
 AGENT_CASES = [c for c in CASES + REAL_SWE_CASES if c["label"] == "agent"]

@@ -4,13 +4,13 @@ sections are what examples/live_numbers.py computes now."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
 from .conftest import NO_SHARED, ROOT, command_path
 
-import sys
 sys.path.insert(0, str(ROOT / "examples"))
 import live_numbers  # noqa: E402
 

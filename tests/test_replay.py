@@ -16,8 +16,8 @@ from compact_dp.core.models import get_model
 from compact_dp.replay.batch import totals
 from compact_dp.replay.bill import recorded_bill
 from compact_dp.replay.engine import Replay
-from compact_dp.replay.run import replay_session, setting_for
 from compact_dp.replay.policies import make_policy
+from compact_dp.replay.run import replay_session, setting_for
 from compact_dp.replay.svg import plot_svg
 from compact_dp.sessions.read import read_session
 

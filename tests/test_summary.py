@@ -10,7 +10,8 @@ from __future__ import annotations
 import marshal
 from pathlib import Path
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compact_dp.sessions.incremental import read_incremental
 from compact_dp.sessions.normalised import ASSISTANT, CONTEXT, KINDS, TOOL, USER

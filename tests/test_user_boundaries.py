@@ -20,7 +20,6 @@ from .conftest import INPUTS, clean_env, command_path, run_main, write
 from .session_fixtures import ClaudeSession, claude_session, text
 from .test_json_fields import three_warm_requests
 
-
 # --- the window --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("window, before", [(10503, []), (10502, [3]), (10303, [3]),

@@ -12,6 +12,20 @@ import math
 from ..sessions.normalised import Session
 from .profile import FALLBACK, AgentFigures, Profile
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal, TypedDict
+
+    class Shape(TypedDict):
+        """The forecast's figures: the level per format (C), the exponent (a) and the
+        end chance's coefficients (b0, bt, bj)."""
+
+        C: dict[str, float]
+        a: float
+        b0: float
+        bt: float
+        bj: float
+
 PRIOR_SESSIONS = 20.0      # how many sessions of evidence the prior is worth
 MIN_SLOPE_SESSIONS = 100   # below this a history re-fits the levels only
 EVERY = 10                 # the second set of points: every 10th request
@@ -114,11 +128,11 @@ def fit(sessions: list[Session], prior: Profile | None = None, source: str = "",
         old = prior.agent(fmt) if prior else AgentFigures()
         n = len(measured)
 
-        def pooled(i: int, before: float | None) -> float | None:
-            mine = median([m[i] for m in measured])
+        def pooled(i: int, before: float | None) -> float | None:     # (called in this loop)
+            mine = median([m[i] for m in measured])                    # noqa: B023
             if mine is None or before is None or prior is None:
                 return mine if mine is not None else before
-            return (n * mine + prior_sessions * before) / (n + prior_sessions)
+            return (n * mine + prior_sessions * before) / (n + prior_sessions)  # noqa: B023
         mine = median(prefixes.get(fmt, []))
         prefix = mine if prior is None or old.prefix is None or mine is None else \
             (len(prefixes[fmt]) * mine + prior_sessions * old.prefix) / \
@@ -134,7 +148,7 @@ def fit(sessions: list[Session], prior: Profile | None = None, source: str = "",
                    source or f"{len(kept):,} sessions", path=None)
 
 
-def _prior_shape(prior: Profile | None) -> dict | None:
+def _prior_shape(prior: Profile | None) -> Shape | None:
     if prior is None:
         return None
     return {"C": {k: a.level for k, a in prior.agents.items()}, "a": prior.exponent,
@@ -142,7 +156,7 @@ def _prior_shape(prior: Profile | None) -> dict | None:
 
 
 def fit_forecast(history: list[tuple[str, list[tuple[int, int, int, bool, bool]]]],
-                 prior: Profile | None, prior_sessions: float = PRIOR_SESSIONS) -> dict:
+                 prior: Profile | None, prior_sessions: float = PRIOR_SESSIONS) -> Shape:
     """level per format C_f, exponent a, and the end-chance coefficients (b0, bt, bj).
 
     * weights: each point 1 / √(that session's points in its set), between counting
@@ -206,12 +220,12 @@ def fit_forecast(history: list[tuple[str, list[tuple[int, int, int, bool, bool]]
         b = [base["b0"], base["bt"], base["bj"]]
     else:
         b = [-1.443, -0.771, 0.293]          # nothing to fit on: a neutral-ish guess
-    fitted = {"C": C, "a": a, "b0": b[0], "bt": b[1], "bj": b[2]}
+    fitted: Shape = {"C": C, "a": a, "b0": b[0], "bt": b[1], "bj": b[2]}
     if base is None:
         return fitted
     k, n = prior_sessions, len(history)
-    out = {"C": dict(base["C"]), "a": base["a"], "b0": base["b0"], "bt": base["bt"],
-           "bj": base["bj"]}
+    out: Shape = {"C": dict(base["C"]), "a": base["a"], "b0": base["b0"],
+                  "bt": base["bt"], "bj": base["bj"]}
     for key, level in C.items():
         nf = n if key == FALLBACK else count[key]
         if key in base["C"]:
@@ -219,8 +233,9 @@ def fit_forecast(history: list[tuple[str, list[tuple[int, int, int, bool, bool]]
                              (nf + k))
         out["C"][key] = level
     if slopes:
-        for key in ("a", "b0", "bt", "bj"):
-            out[key] = (n * fitted[key] + k * base[key]) / (n + k)
+        figure: Literal["a", "b0", "bt", "bj"]
+        for figure in ("a", "b0", "bt", "bj"):
+            out[figure] = (n * fitted[figure] + k * base[figure]) / (n + k)
     return out
 
 

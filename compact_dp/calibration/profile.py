@@ -23,7 +23,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Mapping
+    from collections.abc import Mapping
 
 VERSION = 1
 BUILT_IN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "default.json")
@@ -66,7 +66,7 @@ class Profile:
                 "agents": {k: a.as_dict() for k, a in sorted(self.agents.items())}}
 
     @classmethod
-    def from_dict(cls, data: object, path: str | None = None) -> "Profile":
+    def from_dict(cls, data: object, path: str | None = None) -> Profile:
         """The profile a file holds; ValueError for anything else, checked to the last
         figure here, so that a hand-edited file fails where it is read, never later in a
         decision."""

@@ -18,7 +18,7 @@ from ..views.emit import emit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Mapping
+    from collections.abc import Mapping
 
 TURN_KEEP_PROGRAM = "compact_turn_keep.awk"
 

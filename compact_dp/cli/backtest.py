@@ -8,6 +8,13 @@ from .options import Option
 from .replay import say_skipped, session_files, whole_number
 from .typerkit import command
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..replay.records import Doc
+    from .typerkit import Command
+
+    Work = tuple[str, int | None, dict[str, str]]    # a session, --every, the environment
+
 DOC = """Measure compact-dp's advice against what really happened next.
 
 For every recorded Claude Code or Codex session with usage, at every turn end (where a
@@ -28,14 +35,14 @@ OPTIONS = [
 ]
 
 
-def build(env: Env):
+def build(env: Env) -> Command:
     def backtest(files: list[str] | None, every: str | None, json: bool,
                  jobs: str | None) -> int:
         return backtest_command(env, files or [], every, json, jobs)
     return command("backtest", backtest, OPTIONS, "Session files or folders.", DOC)
 
 
-def _one(args: tuple[str, int | None, dict[str, str]]) -> dict:
+def _one(args: Work) -> Doc:
     from ..errors import CompactDpError, FormatError, InputError, NotASession
     from ..replay.backtest import backtest_session
     path, every, environ = args
@@ -90,7 +97,7 @@ def backtest_command(env: Env, paths: list[str], every_text: str | None, json_ou
     return env.write(render(good, total, env))
 
 
-def _run(work: list, jobs: int, env: Env) -> list[dict]:
+def _run(work: list[Work], jobs: int, env: Env) -> list[Doc]:
     """Each session in a worker, with a progress bar on a terminal's standard error."""
     import os
     jobs = max(1, min(jobs, len(work), len(os.sched_getaffinity(0))
@@ -100,9 +107,9 @@ def _run(work: list, jobs: int, env: Env) -> list[dict]:
         from rich.console import Console
         from rich.progress import Progress
         progress = Progress(console=Console(file=env.stderr), transient=True)
-    results: list[dict] = []
+    results: list[Doc] = []
 
-    def step(result: dict) -> None:
+    def step(result: Doc) -> None:
         results.append(result)
         if progress is not None:
             progress.update(task, completed=len(results))

@@ -7,6 +7,11 @@ from ..errors import UsageError
 from .options import Option
 from .typerkit import command
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..calibration.profile import Profile
+    from .typerkit import Command
+
 DOC = """Fit the profile — what your compactions leave behind, and the forecast of how many
 requests a session still makes — on your own sessions, and save it where every command
 finds it.
@@ -28,7 +33,7 @@ OPTIONS = [
 ]
 
 
-def build(env: Env):
+def build(env: Env) -> Command:
     def calibrate(files: list[str] | None, output: str | None, fresh: bool,
                   source: str | None, dry_run: bool, json: bool) -> int:
         return calibrate_command(env, files or [], output, fresh, source, dry_run, json)
@@ -87,7 +92,7 @@ def calibrate_command(env: Env, paths: list[str], output: str | None, fresh: boo
     return env.write(text + "\n")
 
 
-def _words(profile) -> str:
+def _words(profile: Profile) -> str:
     lines = [f"profile: {profile.source}",
              f"forecast: R = level × (j + 1)^{profile.exponent:.3f}, j = requests so far"]
     for name, a in sorted(profile.agents.items()):

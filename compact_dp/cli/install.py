@@ -7,6 +7,10 @@ from ..errors import UsageError
 from .options import Option
 from .typerkit import command
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .typerkit import Command
+
 INSTALL_DOC = """Add compact-dp's status line and hooks to Claude Code's settings.
 
 TARGET is claude-code.  The statusLine shows after every assistant message whether /compact
@@ -43,7 +47,7 @@ def _backup_note(path: str, words: str) -> str:
     return f" ({words.format(kept)})\n" if os.path.exists(kept) else "\n"
 
 
-def build_install(env: Env):
+def build_install(env: Env) -> Command:
     def install(files: list[str] | None, settings: str | None, dry_run: bool, force: bool,
                 block_auto_compact: bool) -> int:
         from ..integrations.settings import command_prefix, default_settings
@@ -61,9 +65,10 @@ def build_install(env: Env):
                    "TARGET")
 
 
-def build_uninstall(env: Env):
+def build_uninstall(env: Env) -> Command:
     def uninstall(files: list[str] | None, settings: str | None, dry_run: bool) -> int:
-        from ..integrations.settings import default_settings, uninstall as do_uninstall
+        from ..integrations.settings import default_settings
+        from ..integrations.settings import uninstall as do_uninstall
         _target(files)
         path = settings or default_settings(env.environ)
         change = do_uninstall(path, dry_run)

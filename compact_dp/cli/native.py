@@ -7,15 +7,15 @@ for starts about as fast as the awk form.
 
 from __future__ import annotations
 
-from ..version import DOCS, __version__
 from ..core.awkvalue import looks_numeric
 from ..core.params import BY_AWK, strict_number
 from ..core.policy import DEFAULT_FORCE_PERCENT, TRIGGERS
 from ..engine import PolicyAsk, model_named
-from ..question import Options, decide_session
-from ..sessions.read import read_session
 from ..environment import Env
 from ..errors import UsageError
+from ..question import Options, decide_session
+from ..sessions.read import read_session
+from ..version import DOCS, __version__
 from ..views.emit import EXPLAIN, JSON, PLAIN, emit
 from .options import DECIDE_OPTIONS, Parsed, help_text, parse
 

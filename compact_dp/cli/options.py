@@ -15,7 +15,7 @@ from ..errors import UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Iterable, Sequence
+    from collections.abc import Iterable, Sequence
 
 
 class Option:

@@ -8,6 +8,10 @@ from ..errors import UsageError
 from .options import Option
 from .typerkit import command
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .typerkit import Command
+
 DOC = """List the price table compact-dp bills with ($ per million tokens).
 
 Each row: the model id (with its aliases in --json), input, cache read, cache writes for
@@ -18,7 +22,7 @@ arguments, only those (matched as the decision matches a session's model id).
 OPTIONS = [Option("--json", "json", "print the table as JSON", takes_value=False)]
 
 
-def build(env: Env):
+def build(env: Env) -> Command:
     def prices(files: list[str] | None, json: bool) -> int:
         return prices_command(env, files or [], json)
     return command("prices", prices, OPTIONS, "Model ids to show (default: all).", DOC,

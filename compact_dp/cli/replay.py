@@ -9,6 +9,12 @@ from ..errors import InputError, UsageError
 from .options import CACHE, FORMAT, KEEP, MODEL, TOKENS, Option, param_options
 from .typerkit import command
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..replay.batch import Options
+    from ..replay.records import Doc
+    from .typerkit import Command
+
 DEFAULT_POLICIES = ["recorded", "dp", "hindsight", "never", "threshold:80"]
 DOC = """Replay recorded sessions and compare what each compaction policy would have cost.
 
@@ -63,7 +69,7 @@ def whole_number(text: str | None, where: str, default: int, low: int) -> int:
     return int(x)
 
 
-def build(env: Env):
+def build(env: Env) -> Command:
     def replay(files: list[str] | None, policy: list[str] | None, json: bool, detail: bool,
                **given: str | None) -> int:
         return replay_command(env, files or [], policy, json,
@@ -114,10 +120,10 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
     from ..agents import POINTS
     from ..core.params import BY_AWK, native_values
     from ..history import Selection, parse_day
-    from ..replay.batch import Options, cores, skip_reason
+    from ..replay.batch import Options, cores
     from ..replay.compare import BY, SORTS
     from ..replay.run import policy_for as make_policy
-    from ..sessions.read import TOKEN_MODES
+    from ..sessions.recorder import TOKEN_MODES
 
     by = one_of(given, "by", BY, None)
     sort = one_of(given, "sort", SORTS, "date") or "date"
@@ -169,13 +175,13 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
                                  by=by, sort=sort, detail=detail))
 
 
-def say_skipped(env: Env, results: list[dict], given: list[str]) -> None:
+def say_skipped(env: Env, results: list[Doc], given: list[str]) -> None:
     """Each skipped session named with why; ``.json`` files found in folders that are in
     no session format at all (a ``metadata.json`` beside the sessions) counted in one
     line — ``--json`` lists them.  A ``.jsonl`` file is meant to be a session: named."""
     from ..replay.batch import skip_reason
 
-    def quiet(r: dict) -> bool:
+    def quiet(r: Doc) -> bool:
         return bool(r.get("not_session")) and r["session"] not in given and \
             r["session"].endswith(".json")
     for r in results:
@@ -202,8 +208,8 @@ def standard_input(paths: list[str], env: Env) -> bytes | None:
         raise InputError(f"standard input: {e.strerror or e}") from None
 
 
-def _run(files: list[str], options, jobs: int, env: Env, show_progress: bool,
-         stdin: bytes | None) -> list[dict]:
+def _run(files: list[str], options: Options, jobs: int, env: Env, show_progress: bool,
+         stdin: bytes | None) -> list[Doc]:
     """Replay with a rich progress bar on a terminal's standard error."""
     from ..replay.batch import run_batch
     if not (show_progress and env.stderr_isatty):
@@ -224,7 +230,7 @@ def check_plot_path(path: str) -> None:
                          "is SVG)")
 
 
-def write_plots(path: str, results: list[dict]) -> None:
+def write_plots(path: str, results: list[Doc]) -> None:
     """The SVG picture of the first session (with several, one file per session)."""
     import os
 

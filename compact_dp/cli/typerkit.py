@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, List, Optional
+from collections.abc import Callable
+from typing import Any
 
 import typer
 
 from ..version import DOCS
 from .options import Option, not_empty
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    # what typer.main.get_command returns and a parameter is shown in: typer vendors click
+    # and exports no name for them
+    from typer._click import Command as Command
+    from typer._click import Context
 
 
 def typer_parameter(o: Option) -> inspect.Parameter:
@@ -18,11 +26,11 @@ def typer_parameter(o: Option) -> inspect.Parameter:
         kind: Any = bool
         default = typer.Option(False, *names, help=o.help)
     elif o.multiple:
-        kind = Optional[List[str]]
+        kind = list[str] | None
         default = typer.Option(None, *names, metavar=o.metavar, help=o.help,
                                show_default=False)
     else:
-        kind = Optional[str]
+        kind = str | None
         default = typer.Option(None, *names, metavar=o.metavar, help=o.help,
                                show_default=False)
     return inspect.Parameter(o.dest, inspect.Parameter.KEYWORD_ONLY, annotation=kind,
@@ -31,7 +39,7 @@ def typer_parameter(o: Option) -> inspect.Parameter:
 
 def files_parameter(help: str, metavar: str = "FILE") -> inspect.Parameter:
     return inspect.Parameter("files", inspect.Parameter.KEYWORD_ONLY,
-                             annotation=Optional[List[str]],
+                             annotation=list[str] | None,
                              default=typer.Argument(None, metavar=metavar,
                                                     show_default=False, help=help))
 
@@ -40,12 +48,12 @@ class _Operands(typer.core.TyperArgument):
     """The FILE... argument as help pages write it: ``[FILE]...`` in the usage line and
     ``FILE`` in the list, without the Python type typer adds (``FILE <list[str]>``)."""
 
-    def display_type_rich(self, ctx) -> None:
+    def display_type_rich(self, ctx: Context) -> None:
         return None
 
 
 def command(name: str, func: Callable[..., int], options: list[Option], files_help: str,
-            doc: str, files_metavar: str = "FILE"):
+            doc: str, files_metavar: str = "FILE") -> Command:
     """A click command from a function taking **kwargs, its Options and a FILE... list."""
     def wrapper(**kwargs: Any) -> int:
         for o in options:
@@ -55,6 +63,7 @@ def command(name: str, func: Callable[..., int], options: list[Option], files_he
                     not_empty(o.flag, v)
         return func(**kwargs)
     wrapper.__doc__ = doc
+    # typer reads a command's parameters from its signature: this one is made, not written
     wrapper.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [files_parameter(files_help, files_metavar),
          *(typer_parameter(o) for o in options)])

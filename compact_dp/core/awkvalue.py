@@ -145,7 +145,7 @@ class AwkValue:
         self.kind = kind
 
     @classmethod
-    def from_input(cls, text: str) -> "AwkValue":
+    def from_input(cls, text: str) -> AwkValue:
         """A string that came from the command line (a ``-v`` value or an operand)."""
         special = _ieee(text)
         if special is not None:
@@ -155,7 +155,7 @@ class AwkValue:
         return cls(text, numeric_prefix(text), "string")
 
     @classmethod
-    def number(cls, x: float) -> "AwkValue":
+    def number(cls, x: float) -> AwkValue:
         return cls(None, float(x), "number")
 
     @property

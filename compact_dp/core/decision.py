@@ -12,8 +12,14 @@ from .awkvalue import AwkValue
 from .models import MODEL_TABLE, Model, derive, turn_keep_target
 from .quantities import Derived, Terms
 from .scan import Conversation
-from .search import (NO_CANDIDATE, BenefitCurve, best_candidate, break_even_calls,
-                     candidate_bounds, prefix_sums)
+from .search import (
+    NO_CANDIDATE,
+    BenefitCurve,
+    best_candidate,
+    break_even_calls,
+    candidate_bounds,
+    prefix_sums,
+)
 
 END_LIKELY = 0.5        # from this chance that the turn now starting is the last, guard
 

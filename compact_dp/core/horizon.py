@@ -35,7 +35,8 @@ def _count(x: float) -> float:
 def forecast(requests: float, level: float, exponent: float) -> float:
     """The expected requests still to come, the next one included (at least 1)."""
     j = _count(requests)
-    return max(1.0, level * (j + 1.0) ** exponent)
+    grown: float = (j + 1.0) ** exponent     # typeshed: float ** float may be complex
+    return max(1.0, level * grown)
 
 
 def end_chance(turns: float, requests: float, b0: float, bt: float, bj: float) -> float:

@@ -9,9 +9,9 @@ computes E, L, R, avg, r_t, ④, Q, M and the candidate range with awk's compari
 
 from __future__ import annotations
 
-from .awkvalue import AwkValue
-from . import awkvalue as av
 from ..errors import AwkFatal, UsageError
+from . import awkvalue as av
+from .awkvalue import AwkValue
 from .quantities import Derived, information_loss
 from .retention import compounded_retention
 from .scan import Conversation

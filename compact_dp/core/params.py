@@ -15,7 +15,7 @@ from .awkvalue import UNSET, AwkValue, looks_numeric
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Mapping
+    from collections.abc import Mapping
 
 
 class Param:

@@ -49,7 +49,7 @@ class Derived:
     def fields(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__}
 
-    def with_remaining_calls(self, R: float) -> "Derived":
+    def with_remaining_calls(self, R: float) -> Derived:
         """The same quantities had R calls been expected (① and ④ depend on R)."""
         N_remain = R * self.avg
         info_loss = information_loss(self.beta, self.r_t, N_remain, self.p_input)

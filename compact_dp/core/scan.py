@@ -13,7 +13,13 @@ from ..errors import InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import IO, Iterable
+    from collections.abc import Iterable
+    from typing import IO, Protocol
+
+    class Readable(Protocol):
+        """What the scanner reads from: a binary stream's ``read``."""
+
+        def read(self, n: int = -1, /) -> bytes: ...
 
 CHUNK = 1 << 20
 LONG = 16 << 20         # a record longer than this is summarised as it is read, not held
@@ -43,7 +49,7 @@ class Conversation:
         self.counts: tuple[int, int, int] | None = None    # summed: (nr, total, users)
 
     @classmethod
-    def summed(cls, nr: int, total: int, user_count: int) -> "Conversation":
+    def summed(cls, nr: int, total: int, user_count: int) -> Conversation:
         conv = cls()
         conv.counts = (nr, total, user_count)
         return conv
@@ -144,7 +150,7 @@ class Scanner:
             conv.users_v2.extend([i for i, x in enumerate(lines, base)
                                   if x.startswith(V2_USER_PREFIX)])
 
-    def add_stream(self, stream: IO[bytes]) -> None:
+    def add_stream(self, stream: Readable) -> None:
         """Read a binary stream in chunks; the unfinished last line of a chunk waits for
         the next (a line may span many chunks)."""
         for lines in read_records(stream, self.chunk, self.MARKERS):
@@ -162,7 +168,7 @@ class Scanner:
                 stream.close()
 
 
-def read_records(stream: IO[bytes], chunk: int = CHUNK,
+def read_records(stream: Readable, chunk: int = CHUNK,
                  markers: tuple[bytes, ...] = Scanner.MARKERS, long: int = LONG
                  ) -> Iterable[list[bytes]]:
     """Complete records, a chunk's worth at a time; the last record needs no ``\\n``.  A

@@ -117,7 +117,7 @@ class BenefitCurve:
     def shape(self) -> tuple[float, float, float] | None:
         """(β, γ, ε) of the real curve α + β K − γ (V + K)², or None when it is not
         provably concave with finite terms (then every k must be evaluated)."""
-        T, V, S = self.T, abs(self.V), abs(self.S)
+        T, V = self.T, abs(self.V)
         h_price = self.pi if self.repriced else self.summary_read
         beta = (-self.a - self.miss_rate + h_price) / 1000000
         gamma = self.q1 / self.den if self.with_quality and self.den else 0.0

@@ -20,6 +20,13 @@ import time
 from ..environment import Env
 from ..errors import NotAHook
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from ..core.decision import Weighing
+    from ..sessions.normalised import Session
+
 HOOKS = ("user-prompt-submit", "pre-compact")
 SAFETY_PERCENT = 10.0      # never block within this share of the window's end
 READING = 5.0              # seconds of reading, well inside install's 10 s hook timeout;
@@ -35,7 +42,8 @@ the window.
 """
 
 
-def _decide(hook: dict, environ):
+def _decide(hook: dict[str, object], environ: Mapping[str, str]
+            ) -> tuple[Weighing | None, Session | None]:
     from .live import decide_transcript
     path = hook.get("transcript_path")
     if not isinstance(path, str) or not path:
@@ -46,7 +54,7 @@ def _decide(hook: dict, environ):
     return answered.decision, reading.session
 
 
-def user_prompt_submit(hook: dict, environ) -> str:
+def user_prompt_submit(hook: dict[str, object], environ: Mapping[str, str]) -> str:
     """The hook's stdout: a JSON note for the model when compacting pays, else nothing."""
     decision, _ = _decide(hook, environ)
     if decision is None or not decision.compact:
@@ -61,7 +69,8 @@ def user_prompt_submit(hook: dict, environ) -> str:
                                               "additionalContext": note}}) + "\n"
 
 
-def pre_compact(hook: dict, environ, margin: float = SAFETY_PERCENT) -> str:
+def pre_compact(hook: dict[str, object], environ: Mapping[str, str],
+                margin: float = SAFETY_PERCENT) -> str:
     """A block decision for an automatic compaction that does not pay yet, else nothing."""
     if hook.get("trigger") != "auto":
         return ""

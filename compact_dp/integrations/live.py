@@ -12,7 +12,7 @@ from ..sessions.incremental import Reading, cache_dir, read_incremental
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Mapping
+    from collections.abc import Mapping
 
 
 def decide_transcript(path: str, env: Mapping[str, str], seconds: float, now: float

@@ -24,13 +24,12 @@ import shlex
 import shutil
 import sys
 
-from typing import TYPE_CHECKING
-
 from ..errors import UsageError
 from ..files import write_atomic
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Mapping
+    from collections.abc import Mapping
 
 BACKUP_SUFFIX = ".compact-dp-backup"
 
@@ -54,15 +53,15 @@ def command_prefix(program: str, environ: Mapping[str, str]) -> str:
     return f"{shlex.quote(sys.executable)} -m compact_dp"
 
 
-def entries(prefix: str, block_auto_compact: bool) -> dict:
-    """What install adds."""
-    hooks: dict[str, list] = {"UserPromptSubmit": [{"hooks": [{
+def entries(prefix: str, block_auto_compact: bool
+            ) -> tuple[dict[str, object], dict[str, list[object]]]:
+    """What install adds: the statusLine, and the hooks per event."""
+    hooks: dict[str, list[object]] = {"UserPromptSubmit": [{"hooks": [{
         "type": "command", "command": f"{prefix} hook user-prompt-submit", "timeout": 10}]}]}
     if block_auto_compact:
         hooks["PreCompact"] = [{"matcher": "auto", "hooks": [{
             "type": "command", "command": f"{prefix} hook pre-compact", "timeout": 10}]}]
-    return {"statusLine": {"type": "command", "command": f"{prefix} statusline",
-                           "padding": 0}, "hooks": hooks}
+    return {"type": "command", "command": f"{prefix} statusline", "padding": 0}, hooks
 
 
 HOOK_NAMES = ("user-prompt-submit", "pre-compact")
@@ -92,6 +91,13 @@ def moved(command: str, prefix: str) -> str:
     after it kept."""
     at = _subcommand(command)
     return command if at is None else " ".join([prefix, *command.split()[at:]])
+
+
+def _move(entry: dict[str, object], prefix: str) -> None:
+    """One of compact-dp's entries (the statusLine, a hook) run by ``prefix`` instead."""
+    command = entry.get("command")
+    if isinstance(command, str):
+        entry["command"] = moved(command, prefix)
 
 
 def backup_of(path: str) -> str:
@@ -133,7 +139,7 @@ class Settings:
                     raise UsageError(f"cannot create {folder}: {e.strerror or e}") from None
 
 
-def read_settings(path: str) -> tuple[bytes, dict]:
+def read_settings(path: str) -> tuple[bytes, dict[str, object]]:
     try:
         with open(path, "rb") as f:
             raw = f.read()
@@ -179,7 +185,7 @@ def _writable(file: Settings) -> None:
         raise UsageError(f"{file.path} is read-only; not touching it (chmod u+w to allow)")
 
 
-def dumps_like(data: dict, original: bytes) -> bytes:
+def dumps_like(data: dict[str, object], original: bytes) -> bytes:
     """JSON written the way the original was (its indent, its final newline)."""
     indent: int | str = 2
     for line in original.decode("utf-8", "replace").splitlines()[1:]:
@@ -193,21 +199,22 @@ def dumps_like(data: dict, original: bytes) -> bytes:
     return (text + ("\n" if newline else "")).encode()
 
 
-def installed(data: dict, prefix: str, block_auto_compact: bool, force: bool) -> dict:
+def installed(data: dict[str, object], prefix: str, block_auto_compact: bool, force: bool
+              ) -> dict[str, object]:
     """The settings with compact-dp's entries merged in.  Every entry of compact-dp's
     already there — wherever it is, a PreCompact hook an earlier --block-auto-compact
     added included — stays, with its options, and now runs ``prefix``; the entries
     missing are added."""
-    out = json.loads(json.dumps(data))               # a deep copy
-    add = entries(prefix, block_auto_compact)
+    out = _copy(data)
+    status_line, add = entries(prefix, block_auto_compact)
     current = out.get("statusLine")
-    if ours(_get_command(current)):
-        current["command"] = moved(current["command"], prefix)
+    if isinstance(current, dict) and ours(current.get("command")):
+        _move(current, prefix)
     else:
-        if current is not None and current != add["statusLine"] and not force:
+        if current is not None and current != status_line and not force:
             raise UsageError("settings already have a statusLine that is not compact-dp's "
                              f"({_get_command(current)!r}); --force replaces it")
-        out["statusLine"] = add["statusLine"]
+        out["statusLine"] = status_line
     hooks = out.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise UsageError("settings' \"hooks\" is not an object; not touching it")
@@ -215,23 +222,23 @@ def installed(data: dict, prefix: str, block_auto_compact: bool, force: bool) ->
         if not isinstance(groups, list):
             raise UsageError(f"settings' \"hooks\".\"{event}\" is not a list; not touching it")
         for hook in _our_hooks(groups):
-            hook["command"] = moved(hook["command"], prefix)
-    for event, groups in add["hooks"].items():
+            _move(hook, prefix)
+    for event, groups in add.items():
         if not _our_hooks(hooks.get(event, [])):
             hooks[event] = hooks.get(event, []) + groups
     return out
 
 
-def is_installed(data: dict) -> bool:
+def is_installed(data: dict[str, object]) -> bool:
     """Settings that hold any of compact-dp's entries."""
     hooks = data.get("hooks")
     return ours(_get_command(data.get("statusLine"))) or isinstance(hooks, dict) and any(
         isinstance(groups, list) and _our_hooks(groups) for groups in hooks.values())
 
 
-def uninstalled(data: dict) -> dict:
+def uninstalled(data: dict[str, object]) -> dict[str, object]:
     """The settings without compact-dp's entries (and without containers left empty)."""
-    out = json.loads(json.dumps(data))
+    out = _copy(data)
     if ours(_get_command(out.get("statusLine"))):
         del out["statusLine"]
     hooks = out.get("hooks")
@@ -250,23 +257,29 @@ def uninstalled(data: dict) -> dict:
     return out
 
 
+def _copy(data: dict[str, object]) -> dict[str, object]:
+    """A deep copy of settings (plain JSON)."""
+    copy: dict[str, object] = json.loads(json.dumps(data))
+    return copy
+
+
 def _get_command(entry: object) -> object:
     return entry.get("command") if isinstance(entry, dict) else None
 
 
-def _our_hooks(groups: list) -> list[dict]:
+def _our_hooks(groups: list[object]) -> list[dict[str, object]]:
     """compact-dp's hooks among an event's groups."""
     return [h for g in groups if isinstance(g, dict) and isinstance(g.get("hooks"), list)
             for h in g["hooks"] if ours(_get_command(h))]
 
 
-def _without_ours(groups: list) -> list:
+def _without_ours(groups: list[object]) -> list[object]:
     """Hook groups less compact-dp's hooks: a group left with none goes, a group the user
     added hooks to keeps theirs."""
     out = []
     for group in groups:
         hooks = group.get("hooks") if isinstance(group, dict) else None
-        if not isinstance(hooks, list):
+        if not isinstance(group, dict) or not isinstance(hooks, list):
             out.append(group)
             continue
         kept = [h for h in hooks if not ours(_get_command(h))]
@@ -365,7 +378,8 @@ def _remove(path: str) -> None:
         raise UsageError(f"cannot remove {path}: {e.strerror or e}") from None
 
 
-def _same_apart_from_replaced(result: dict, before: dict) -> bool:
+def _same_apart_from_replaced(result: dict[str, object], before: dict[str, object]
+                              ) -> bool:
     """Is ``result`` (the file less compact-dp's entries) the file before install, but for
     a statusLine install replaced?"""
     expected = uninstalled(before)

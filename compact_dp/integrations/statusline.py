@@ -19,6 +19,15 @@ import time
 from ..environment import Env
 from ..views.words import duration
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from types import FrameType
+
+    from ..core.decision import Weighing
+    from ..question import Question
+    from ..sessions.normalised import Session
+
 BUDGET = 1.5                         # seconds before giving up on the transcript
 READING = 0.5                        # seconds of reading per call; the rest waits its turn
 RESET, DIM, GREEN, YELLOW, CYAN, BOLD = "\033[0m", "\033[2m", "\033[32m", "\033[33m", \
@@ -91,7 +100,7 @@ def colour_of(args: list[str], env: Env) -> str:
     return "auto"
 
 
-def colour_wanted(mode: str, environ) -> bool:
+def colour_wanted(mode: str, environ: Mapping[str, str]) -> bool:
     if mode == "never":
         return False
     if mode == "always":
@@ -99,7 +108,8 @@ def colour_wanted(mode: str, environ) -> bool:
     return not environ.get("NO_COLOR") and environ.get("TERM") != "dumb"
 
 
-def context_part(status: dict, session, paint: Painter) -> str | None:
+def context_part(status: dict[str, object], session: Session | None, paint: Painter
+                 ) -> str | None:
     """"ctx 142k/200k 71%" from the JSON's context_window, else from the transcript."""
     window = _number(_get(status, "context_window", "context_window_size"))
     usage = _get(status, "context_window", "current_usage")
@@ -128,7 +138,8 @@ def context_part(status: dict, session, paint: Painter) -> str | None:
     return paint(text, colour) if colour else text
 
 
-def cache_part(status: dict, question, paint: Painter, now: float) -> str | None:
+def cache_part(status: dict[str, object], question: Question | None, paint: Painter,
+               now: float) -> str | None:
     """"cache warm 3m left" / "cache cold 4.2h": Claude Code's prompt_cache when it sends
     one, else the transcript's clock."""
     pc = _get(status, "prompt_cache")
@@ -154,7 +165,7 @@ def cache_part(status: dict, question, paint: Painter, now: float) -> str | None
     return paint(f"cache warm {duration_text(cache.seconds_left or 0)} left", GREEN)
 
 
-def decision_part(decision, paint: Painter) -> str:
+def decision_part(decision: Weighing, paint: Painter) -> str:
     """Contains "/compact" exactly when the decision is compact; a saving is said with the
     requests it is expected over."""
     over = f" over ~{requests_text(decision.derived.R)} more requests" \
@@ -179,7 +190,8 @@ def requests_text(R: float) -> str:
     return f"{R:,.0f}" if R < 1000 else tokens_text(R)
 
 
-def status_line(status: dict, environ, now: float, colour: bool) -> str:
+def status_line(status: dict[str, object], environ: Mapping[str, str], now: float,
+                colour: bool) -> str:
     """The line for one statusLine JSON object (never raises); the reader's saved state
     is in ``environ``'s COMPACT_DP_CACHE, else the user cache directory."""
     paint = Painter(colour)
@@ -241,7 +253,7 @@ def run(argv: list[str], env: Env) -> int:
     return 0
 
 
-def _status_json(env: Env) -> dict:
+def _status_json(env: Env) -> dict[str, object]:
     """The statusLine object on stdin; {} for anything else (nothing, not JSON, cut
     short): the line then says what it can without it."""
     from .stdinjson import read_json
@@ -252,15 +264,15 @@ def _status_json(env: Env) -> dict:
     return status if isinstance(status, dict) else {}
 
 
-def _with_budget(work):
+def _with_budget(work: Callable[[], str]) -> str:
     """Run ``work`` with an alarm after BUDGET seconds (where signals allow).  The C
     module ``_signal`` does what ``signal`` does, without the enum import (~5 ms)."""
     try:
-        import _signal as signal  # type: ignore[import-not-found]
+        import _signal as signal  # type: ignore[import-not-found]  # typeshed has no stub
     except ImportError:
-        import signal  # type: ignore[no-redef]
+        import signal
 
-    def expired(signum, frame):
+    def expired(signum: int, frame: FrameType | None) -> None:
         raise OutOfTime()
     try:
         old = signal.signal(signal.SIGALRM, expired)

@@ -15,11 +15,19 @@ from __future__ import annotations
 
 import os
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    # prices.json as read: the package's own document, so its shape is known by
+    # construction (tests/test_pricing.py reads it), not checked again here
+    Table = dict[str, Any]
+
 TABLE_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prices.json")
 TTL_SECONDS = {"5m": 300.0, "30m": 1800.0, "1h": 3600.0, "2h": 7200.0}
 LONG_CONTEXT = 1_000_000            # a "[1m]" model id: the 1M-token window
 
-_TABLE: dict | None = None
+_TABLE: Table | None = None
 
 
 class Prices:
@@ -54,7 +62,7 @@ class Prices:
     def ttl_seconds(self, ttl: str | None = None) -> float:
         return parse_ttl(ttl or self.default_ttl)
 
-    def replaced(self, **changes: object) -> "Prices":
+    def replaced(self, **changes: object) -> Prices:
         """A copy with some prices changed (the ones a caller gave)."""
         new = Prices.__new__(Prices)
         for name in self.__slots__:
@@ -84,13 +92,15 @@ def parse_ttl(text: str | float) -> float:
     return value
 
 
-def table() -> dict:
+def table() -> Table:
     """The whole table (read once)."""
     global _TABLE
     if _TABLE is None:
         from ..lightjson import loads
         with open(TABLE_FILE, "rb") as f:
-            _TABLE = loads(f.read())  # type: ignore[assignment]
+            data = loads(f.read())
+        assert isinstance(data, dict), f"{TABLE_FILE}: not a JSON object"
+        _TABLE = data
     return _TABLE
 
 
@@ -98,7 +108,7 @@ def entries() -> list[Prices]:
     return [_prices(e) for e in table()["models"]]
 
 
-def _prices(e: dict, window: int | None = None) -> Prices:
+def _prices(e: Table, window: int | None = None) -> Prices:
     granularity = table().get("cache_granularity", {}).get(e["provider"], {})
     return Prices(e["model"], e["provider"], float(e["input"]), float(e["output"]),
                   float(e["cache_read"]),

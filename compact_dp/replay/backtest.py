@@ -18,17 +18,19 @@ advice that paid, and replay's ``dp`` against ``hindsight`` and the thresholds.
 
 from __future__ import annotations
 
-import math
 import marshal
+import math
 
 from ..sessions.normalised import USER
 from ..sessions.recorder import Recorder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Mapping
+    from collections.abc import Mapping
+    from typing import Any
 
-    from ..sessions.normalised import Session
+    from ..sessions.normalised import Session, State
+    from .records import Doc
     from .setting import Setting
 
 POLICIES = ["recorded", "dp", "hindsight", "threshold:60", "threshold:83"]
@@ -53,15 +55,16 @@ class _Watching(Recorder):
 
     def setup(self, reader: object, every: int | None) -> None:
         self.reader, self.every = reader, every
-        self.moments: list[tuple[int, str, float | None, dict]] = []
+        self.moments: list[tuple[int, str, float | None, State]] = []
         self.turn_seen = False
-        self.before: dict[int, dict] = {}      # message count → a copy, at a request point
+        self.before: dict[int, State] = {}    # message count → a copy, at a request point
 
     def _next(self) -> int:
         return self.request_count + (self.open is not None)
 
-    def _copy(self) -> dict:
-        return marshal.loads(marshal.dumps(self.state()))
+    def _copy(self) -> State:
+        copy: State = marshal.loads(marshal.dumps(self.state()))
+        return copy
 
     def _at_point(self) -> bool:
         j = self._next()
@@ -131,7 +134,7 @@ def realized(setting: Setting, points: list[tuple[int, str]]) -> list[float]:
 
 
 def backtest_session(path: str, environ: Mapping[str, str], every: int | None = None,
-                     policies: list[str] | None = None) -> dict:
+                     policies: list[str] | None = None) -> Doc:
     """One session's points and its policies, as plain data."""
     from ..agents import agent_of
     from ..engine import model_named
@@ -206,7 +209,7 @@ def median(xs: list[float]) -> float | None:
     return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
 
 
-def score(rows: list[dict]) -> dict:
+def score(rows: list[Doc]) -> Doc:
     """The forecast's and the dollars' scores over some points."""
     if not rows:
         return {"scores": None}
@@ -232,7 +235,7 @@ def score(rows: list[dict]) -> dict:
                                 if advised else None)}}
 
 
-def compare(runs: dict[str, dict]) -> dict:
+def compare(runs: dict[str, Doc]) -> Doc:
     """dp against hindsight and the thresholds (comparable costs: input and summaries)."""
     from .compare import shares
     if "recorded" not in runs:
@@ -252,7 +255,7 @@ def compare(runs: dict[str, dict]) -> dict:
     return out
 
 
-def totals(results: list[dict]) -> dict:
+def totals(results: list[Doc]) -> Doc:
     """The scores over every point of every session, and the policies' goals over the
     sessions of 100 requests or more."""
     rows = [r for res in results if "points" in res for r in res["points"]]

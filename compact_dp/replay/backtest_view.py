@@ -5,6 +5,10 @@ from __future__ import annotations
 from ..environment import Env
 from ..views.console import buffered_console, fitted_table, text_of
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .records import Doc
+
 HEADERS = ["session", "requests", "points", "R / actual", "log err / elapsed's",
            "$ said / got", "ρ", "compact paid", "dp vs best"]
 PRIORITY = [0, 1, 4, 1, 2, 3, 3, 2, 1]
@@ -18,7 +22,7 @@ def _num(x: float | None, digits: int = 2) -> str:
     return "-" if x is None else f"{x:.{digits}f}"
 
 
-def _cells(name: str, requests: int, s: dict | None, share: float | None) -> list[str]:
+def _cells(name: str, requests: int, s: Doc | None, share: float | None) -> list[str]:
     if s is None:
         return [name, f"{requests:,}", "0"] + ["-"] * 5 + [_pct(share)]
     return [name, f"{requests:,}", f"{s['points']:,}", _num(s["forecast_bias"]),
@@ -30,7 +34,7 @@ def short(path: str, width: int = 40) -> str:
     return path if len(path) <= width else "…" + path[-(width - 1):]
 
 
-def render(results: list[dict], total: dict, env: Env) -> str:
+def render(results: list[Doc], total: Doc, env: Env) -> str:
     console = buffered_console(env)
     styled = console.is_terminal and not console.no_color
     rows = [_cells(short(r["session"]), r["requests"], r.get("scores"),

@@ -18,9 +18,10 @@ from ..errors import CompactDpError, FormatError, InputError, NotASession, Usage
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Iterable
+    from collections.abc import Callable, Iterable
 
     from ..history import Selection
+    from .records import Doc
 
 
 class Options:
@@ -49,7 +50,7 @@ def _preload() -> None:
 
 
 def replay_file(path: str, options: Options, detail: bool = True,
-                stdin: bytes | None = None) -> dict:
+                stdin: bytes | None = None) -> Doc:
     """One session: its facts, the recorded bill (with usage), and every policy's run
     summary (``detail``: with every request's prompt and every compaction), compared with
     the recorded one; or ``left_out`` when it is not one of ``options.select``.
@@ -89,7 +90,7 @@ def replay_file(path: str, options: Options, detail: bool = True,
     if "recorded" in policies and not session.has_usage:
         warnings.append("no recorded usage: the recorded policy is the session's own "
                         "compactions priced by the model, with no bill to check it against")
-    result: dict = {"session": path, "format": session.format, "project": project,
+    result: Doc = {"session": path, "format": session.format, "project": project,
                     "session_id": session.session_id, "started": session.started,
                     "date": date, "messages": len(session.kinds),
                     "requests": len(session.requests),
@@ -103,7 +104,7 @@ def replay_file(path: str, options: Options, detail: bool = True,
     return result
 
 
-def _worker(args: tuple[str, Options, bytes | None]) -> dict:
+def _worker(args: tuple[str, Options, bytes | None]) -> Doc:
     path, options, stdin = args
     try:
         return replay_file(path, options, options.detail, stdin)
@@ -118,9 +119,10 @@ def _worker(args: tuple[str, Options, bytes | None]) -> dict:
                 "skippable": True}
 
 
-def skip_reason(result: dict) -> str:
+def skip_reason(result: Doc) -> str:
     """Why a file was skipped, without its path (said next to it)."""
-    return result["error"].replace(f"{result['session']}: ", "", 1)
+    error: str = result["error"]
+    return error.replace(f"{result['session']}: ", "", 1)
 
 
 def cores() -> int:
@@ -133,13 +135,13 @@ def cores() -> int:
 
 def run_batch(paths: list[str], options: Options, jobs: int,
               progress: Callable[[int], None] | None = None,
-              stdin: bytes | None = None) -> list[dict]:
+              stdin: bytes | None = None) -> list[Doc]:
     """Replay every file, in order, in up to ``jobs`` processes — never more than there
     are cores (more would only take turns on them, each paying its start) or files;
     ``progress(n)`` after each.  ``stdin``: what standard input held, for the path ``-``
     (sent to its worker only)."""
     work = [(p, options, stdin if p == "-" else None) for p in paths]
-    results: list[dict] = []
+    results: list[Doc] = []
     workers = min(jobs, cores(), len(paths))
     if workers > 1:
         from concurrent.futures import ProcessPoolExecutor
@@ -158,13 +160,13 @@ def run_batch(paths: list[str], options: Options, jobs: int,
     return results
 
 
-def totals(results: Iterable[dict]) -> dict:
+def totals(results: Iterable[Doc]) -> Doc:
     """Per policy over all sessions: sums, the peak, request-weighted means, the savings
     and hindsight's share (compare.row); the recorded bills added up."""
     from .compare import row, simulation_error
 
     good = [res for res in results if "policies" in res]
-    per: dict[str, dict] = {}
+    per: dict[str, Doc] = {}
     recorded: dict[str, float] = {}
     for res in good:
         for key, value in (res.get("recorded") or {}).items():

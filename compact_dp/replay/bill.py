@@ -20,7 +20,8 @@ from .billing import input_cost, output_cost
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Iterable
+    from collections.abc import Callable, Iterable
+    from typing import Any
 
     from ..pricing.table import Prices
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from ..pricing.clock import is_warm
 from ..pricing.table import Prices, parse_ttl
 
+
 class Cache:
     """One model's cache: how many leading tokens of the current context it holds, when it
     was last used, and with which TTL."""
@@ -26,7 +27,7 @@ class Cache:
     def __init__(self, valid: float, last: float | None, ttl: str):
         self.valid, self.last, self.ttl = valid, last, ttl
 
-    def copy(self) -> "Cache":
+    def copy(self) -> Cache:
         return Cache(self.valid, self.last, self.ttl)
 
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Iterable
+    from collections.abc import Callable, Iterable
+
+    from .records import Doc
 
 BEST = "hindsight"
 EPSILON = 1e-9          # dollars: a best saving this small is none (the share would be noise)
@@ -20,7 +22,7 @@ BY = ("session", "project", "day", "month")
 SORTS = ("date", "project", "requests", "cost", "saving")
 
 
-def simulation_error(summary: dict, recorded: dict) -> float:
+def simulation_error(summary: Doc, recorded: Doc) -> float:
     """The recorded policy's input cost against the bill (like with like: a summary request
     the recording does not show is left out)."""
     bill = recorded["input_cost"]
@@ -36,7 +38,7 @@ def shares(savings: dict[str, float]) -> dict[str, float | None]:
             for p, s in savings.items()}
 
 
-def annotate(summaries: list[dict], bill: dict | None) -> None:
+def annotate(summaries: list[Doc], bill: Doc | None) -> None:
     """One session's policies, in place: the recorded policy's ``simulation_error``, the
     others' ``saving``, and every one's ``hindsight_share`` (None with nothing to compare)."""
     base = next((s for s in summaries if s["policy"] == "recorded"), None)
@@ -55,7 +57,7 @@ def annotate(summaries: list[dict], bill: dict | None) -> None:
 
 # --- rows ---------------------------------------------------------------------------------
 
-def compared_policies(results: Iterable[dict]) -> list[str]:
+def compared_policies(results: Iterable[Doc]) -> list[str]:
     """The policies with a saving in any of the sessions, in the order they ran."""
     names: list[str] = []
     for res in results:
@@ -65,7 +67,7 @@ def compared_policies(results: Iterable[dict]) -> list[str]:
     return names
 
 
-def row(members: list[dict]) -> dict:
+def row(members: list[Doc]) -> Doc:
     """Sessions added up: how many, their dates, requests, recorded compactions and bill
     (sub-agents included), and per policy the savings and the share of hindsight's
     (``compared_cost``: the recorded policy's cost over the sessions a saving is of)."""
@@ -93,16 +95,17 @@ def row(members: list[dict]) -> dict:
             "recorded_cost": sum(bills) if bills else None, "policies": policies}
 
 
-def key_of(res: dict, by: str) -> str | None:
+def key_of(res: Doc, by: str) -> str | None:
     date = res.get("date")
-    return {"session": res["session"], "project": res["project"], "day": date,
-            "month": date[:7] if date else None}[by]
+    key: str | None = {"session": res["session"], "project": res["project"], "day": date,
+                       "month": date[:7] if date else None}[by]
+    return key
 
 
-def groups(results: list[dict], by: str, sort: str = "date") -> list[dict]:
+def groups(results: list[Doc], by: str, sort: str = "date") -> list[Doc]:
     """One row per session, project, day or month (a day or month None for sessions
     without a date), sorted by ``sort``."""
-    members: dict[str | None, list[dict]] = {}
+    members: dict[str | None, list[Doc]] = {}
     for res in results:
         members.setdefault(key_of(res, by), []).append(res)
     out = []
@@ -116,22 +119,25 @@ def groups(results: list[dict], by: str, sort: str = "date") -> list[dict]:
     return sorted(out, key=sort_key(sort))
 
 
-def saving_of(r: dict) -> float | None:
+def saving_of(r: Doc) -> float | None:
     """The first compared policy's saving (dp's by default)."""
     return r["policies"][0]["saving"] if r["policies"] else None
 
 
-def sort_key(sort: str) -> Callable[[dict], tuple]:
+def sort_key(sort: str) -> Callable[[Doc], tuple[str | float, ...]]:
     """date and project: in order (oldest first, A to Z); requests, cost and saving: the
     largest first; rows without the value last."""
-    def value(r: dict):
-        return {"date": r["first"], "project": (r.get("project") or r["key"] or "").lower(),
-                "requests": r["requests"], "cost": r["recorded_cost"],
-                "saving": saving_of(r)}[sort]
+    def value(r: Doc) -> str | float | None:
+        v: str | float | None = {
+            "date": r["first"], "project": (r.get("project") or r["key"] or "").lower(),
+            "requests": r["requests"], "cost": r["recorded_cost"],
+            "saving": saving_of(r)}[sort]
+        return v
 
-    def key(r: dict) -> tuple:
+    def key(r: Doc) -> tuple[str | float, ...]:
         v = value(r)
         if v is None:
             return (1, 0, r["key"] or "")
-        return (0, v if sort in ("date", "project") else -v, r["first"] or "", r["key"] or "")
+        # a date or a project is text, in order; the rest are numbers, the largest first
+        return (0, v if isinstance(v, str) else -v, r["first"] or "", r["key"] or "")
     return key

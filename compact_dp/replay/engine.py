@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from ..agents import TURN
 from ..core.scan import Conversation
+from ..core.search import L_INSTR
 from ..sessions.normalised import ASSISTANT, CONTEXT, TOOL, USER, Compaction, Request, Usage
 from .billing import Cache, input_cost, output_cost, readable
-from .policies import Policy, RecordedPolicy
+from .policies import Compact, Policy, RecordedPolicy
 from .records import Billed, Compacted, Run
-from ..core.search import L_INSTR
 from .setting import Events, Setting
 
 TYPE_CHECKING = False
@@ -181,7 +181,7 @@ class Replay:
                                             next(recorded_summaries, None), boundary)
         return self.result
 
-    def _offer(self, decision, request: Request) -> None:
+    def _offer(self, decision: Compact | None, request: Request) -> None:
         if decision is not None and (decision.keep < self.context.count or
                                      self.setting.whole and self.context.count):
             self._compact(request, decision.keep, decision.forced)

@@ -6,6 +6,15 @@ lists of numbers): what workers send back and ``--json`` prints.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    # A replay's plain data — a session's result, a policy's summary, a row of sessions, a
+    # total — as workers send it back and --json prints it (docs/replay.md and
+    # docs/history.md name the keys): JSON objects this package builds and reads itself.
+    Doc = dict[str, Any]
+
 
 class Billed:
     """One billed request: its prompt split into reads, writes (at ``ttl``) and the
@@ -95,7 +104,7 @@ class Run:
         total = sum(r.prompt for r in self._all())
         return sum(r.read for r in self._all()) / total if total else 0.0
 
-    def summary(self, detail: bool = False) -> dict[str, object]:
+    def summary(self, detail: bool = False) -> Doc:
         """The run's totals (plain data); ``detail``: also every request's prompt
         (``context``) and every compaction (``compaction_points``)."""
         written = {"5m": 0.0, "1h": 0.0, "other": 0.0}
@@ -115,7 +124,7 @@ class Run:
                 "peak_context": self.peak_context, "mean_context": self.mean_context,
                 "cache_hit_share": self.cache_hit_share, **(self.detail() if detail else {})}
 
-    def detail(self) -> dict[str, object]:
+    def detail(self) -> Doc:
         return {"context": [r.prompt for r in self.requests],
                 "compaction_points": [
                     {"request": c.before + 1, "time": c.time,

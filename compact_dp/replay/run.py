@@ -15,7 +15,7 @@ from .setting import Aftermath, Setting
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Mapping
+    from collections.abc import Mapping
 
 POLICY_NAMES = "recorded, dp, never, threshold:P, hindsight or hindsight:free"
 

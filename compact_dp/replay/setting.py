@@ -13,7 +13,7 @@ from ..sessions.normalised import Request, Session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable
+    from collections.abc import Callable
 
     from .bill import SessionFiles
 
@@ -81,9 +81,8 @@ class Setting:
     def recorded_prefix(self, request: Request) -> float:
         """V of a request as recorded (its context's), else the first context's."""
         prefixes = self.session.segment_prefixes
-        if request.segment < len(prefixes) and prefixes[request.segment] is not None:
-            return prefixes[request.segment]  # type: ignore[return-value]
-        return self.V0
+        prefix = prefixes[request.segment] if request.segment < len(prefixes) else None
+        return prefix if prefix is not None else self.V0
 
     def ttl_of(self, request: Request, previous: str) -> str:
         """The TTL a request writes with: --cache-ttl, else what its usage shows, else the

@@ -9,6 +9,10 @@ from __future__ import annotations
 import math
 from xml.sax.saxutils import escape
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .records import Doc
+
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2")
 WIDTH, HEIGHT = 860, 420
 LEFT, RIGHT, TOP, BOTTOM = 80, 170, 40, 60
@@ -23,7 +27,7 @@ def nice_step(span: float, ticks: int = 5) -> float:
     return next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
 
 
-def plot_svg(title: str, runs: list[dict]) -> str:
+def plot_svg(title: str, runs: list[Doc]) -> str:
     """runs: run summaries with their detail (``context``: every request's prompt,
     ``compaction_points``: each with the 1-based ``request`` it came before)."""
     n = max((len(r["context"]) for r in runs), default=0)

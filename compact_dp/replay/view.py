@@ -6,6 +6,13 @@ from __future__ import annotations
 from ..environment import Env
 from ..views.console import buffered_console, fitted_table, text_of
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .records import Doc
+
 BARS = "▁▂▃▄▅▆▇█"
 # (header, priority when the width is short: lower is kept longer)
 COLUMNS = (("policy", 0), ("compactions", 2), ("input $", 1), ("summaries $", 4),
@@ -51,7 +58,7 @@ def percent(x: float | None) -> str:
     return "-" if x is None else f"{x:.0%}"
 
 
-def comparison(summary: dict, baseline: dict | None) -> str:
+def comparison(summary: Doc, baseline: Doc | None) -> str:
     """The recorded policy: its simulation error against the bill; the others: what they
     save against the recorded policy (input and summaries)."""
     if "simulation_error" in summary:
@@ -65,7 +72,7 @@ def comparison(summary: dict, baseline: dict | None) -> str:
     return f"{verb} {dollars(abs(saving))} ({abs(share):.0%})"
 
 
-def row(summary: dict, baseline: dict | None) -> list[str]:
+def row(summary: Doc, baseline: Doc | None) -> list[str]:
     forced = f" ({summary['forced']:,} forced)" if summary["forced"] else ""
     return [summary["policy"], f"{summary['compactions']:,}" + forced,
             dollars(summary["input_cost"]), dollars(summary["summary_output_cost"]),
@@ -73,7 +80,7 @@ def row(summary: dict, baseline: dict | None) -> list[str]:
             comparison(summary, baseline), percent(summary.get("hindsight_share"))]
 
 
-def table(title: str, summaries: list[dict], width: int, styled: bool):
+def table(title: str, summaries: list[Doc], width: int, styled: bool) -> Table:
     """One table row per policy; the comparisons only where there are some."""
     baseline = next((s for s in summaries if s["policy"] == "recorded"), None)
     shown = [i for i, (header, _) in enumerate(COLUMNS)
@@ -86,7 +93,7 @@ def table(title: str, summaries: list[dict], width: int, styled: bool):
                         [COLUMNS[i][1] for i in shown], width, styled, left=1, title=title)
 
 
-def bill_line(recorded: dict) -> str:
+def bill_line(recorded: Doc) -> str:
     return (f"recorded bill: input {dollars(recorded['input_cost'])} over "
             f"{recorded['requests']:,} requests ({recorded['cache_read_tokens']:,} read, "
             f"{recorded['cache_write_5m_tokens'] + recorded['cache_write_1h_tokens']:,} "
@@ -94,15 +101,16 @@ def bill_line(recorded: dict) -> str:
             "snapshots that undercount, so priced apart")
 
 
-def short_id(res: dict) -> str:
+def short_id(res: Doc) -> str:
     """The session's id (else its file's name) cut to 8 characters, as a name, not a
     path: it never folds."""
     import os
-    name = res.get("session_id") or os.path.splitext(os.path.basename(res["session"]))[0]
+    name: str = res.get("session_id") or \
+        os.path.splitext(os.path.basename(res["session"]))[0]
     return name if len(name) <= 9 else name[:8] + "…"
 
 
-def render_text(results: list[dict], env: Env, width: int | None = None,
+def render_text(results: list[Doc], env: Env, width: int | None = None,
                 styled: bool | None = None, many: bool = False, by: str | None = None,
                 sort: str = "date", detail: bool = False) -> str:
     """One session: its table and a sparkline per policy.  ``many`` (several files, or
@@ -145,7 +153,7 @@ def render_text(results: list[dict], env: Env, width: int | None = None,
     return text_of(console)
 
 
-def _rows(console, good: list[dict], total: dict, by: str, sort: str, width: int,
+def _rows(console: Console, good: list[Doc], total: Doc, by: str, sort: str, width: int,
           styled: bool) -> None:
     """The table of many sessions: a row per group and the total, then what the columns
     mean."""
@@ -164,7 +172,7 @@ def _rows(console, good: list[dict], total: dict, by: str, sort: str, width: int
                 "month": [0, 3]}[by] + [4, 5, 1] + \
         [1 if p == main else 2 if p == "hindsight" else 7 for p in names] + ([6] if share else [])
 
-    def cells(label: list[str], r: dict) -> list[str]:
+    def cells(label: list[str], r: Doc) -> list[str]:
         by_name = {p["policy"]: p for p in r["policies"]}
         return label + [f"{r['requests']:,}", f"{r['compactions']:,}",
                         cents(r["recorded_cost"])] + \
@@ -207,7 +215,7 @@ def cut(name: str, width: int = 24) -> str:
     return name if len(name) <= width else name[:width - 1] + "…"
 
 
-def _pictures(console, runs: list[dict], width: int) -> None:
+def _pictures(console: Console, runs: list[Doc], width: int) -> None:
     from rich.text import Text
 
     top = max((r["peak_context"] for r in runs), default=0)
@@ -223,12 +231,12 @@ def _pictures(console, runs: list[dict], width: int) -> None:
                                                   for c in r["compaction_points"]], cells))
 
 
-def totals_of(results: list[dict]) -> dict:
+def totals_of(results: list[Doc]) -> Doc:
     from .batch import totals
     return totals(results)
 
 
-def to_json(results: list[dict], by: str = "session", sort: str = "date") -> str:
+def to_json(results: list[Doc], by: str = "session", sort: str = "date") -> str:
     """``sessions`` (each with its policies compared), ``skipped``, ``total`` (with
     several) and ``groups``: the rows of the table of many sessions."""
     from ..views.record import to_json as dumps
@@ -239,7 +247,7 @@ def to_json(results: list[dict], by: str = "session", sort: str = "date") -> str
                  "policies": res["policies"]} for res in good]
     skipped = [{"session": res["session"], "error": skip_reason(res)}
                for res in results if "policies" not in res]
-    out: dict = {"sessions": sessions, "skipped": skipped}
+    out: Doc = {"sessions": sessions, "skipped": skipped}
     if len(good) > 1:
         out["total"] = totals_of(good)
     out["by"], out["groups"] = by, groups(good, by, sort)

@@ -32,6 +32,10 @@ from .normalised import ASSISTANT, CONTEXT, TOOL, USER, count
 from .reader import LineReader
 from .timefmt import parse_time
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .normalised import State
+
 FORMAT = "claude-code"
 MARKUP = ("<command-name>", "<command-message>", "<command-args>", "<local-command-",
           "<task-notification>", "<bash-input>", "<bash-stdout>", "<bash-stderr>",
@@ -73,7 +77,7 @@ def response_key(message_id: object, request_id: object) -> int:
     return zlib.crc32(raw) << 32 | zlib.adler32(raw)
 
 
-def usage_numbers(usage: dict) -> list[int]:
+def usage_numbers(usage: dict[str, object]) -> list[int]:
     """[uncached, 5-minute writes, 1-hour writes, reads, output] of a usage object
     (writes without a split count as 5-minute writes)."""
     written = count(usage.get("cache_creation_input_tokens"))
@@ -88,7 +92,7 @@ class ClaudeCodeReader(LineReader):
     """Feeds parsed lines into the recorder."""
 
     @classmethod
-    def from_state(cls, state: dict) -> "ClaudeCodeReader":
+    def from_state(cls, state: State) -> ClaudeCodeReader:
         reader = super().from_state(state)
         assert isinstance(reader, ClaudeCodeReader)
         reader.known = set(reader.recent)
@@ -158,7 +162,7 @@ class ClaudeCodeReader(LineReader):
             self.rec.touch(self.waiting)
             self.waiting = None
 
-    def _user(self, obj: dict, message: dict, time: float | None) -> None:
+    def _user(self, obj: dict[str, object], message: dict[str, object], time: float | None) -> None:
         content = message.get("content")
         text, tool = _blocks(content)
         if text is not None and text.startswith(INTERRUPTED) and \
@@ -181,7 +185,7 @@ class ClaudeCodeReader(LineReader):
         """The bytes of a message's content."""
         return json_size(content)
 
-    _ids: tuple = ()                          # the last text ids keyed, and their key
+    _ids: tuple[str, str | None] | tuple[()] = ()    # the last text ids keyed, and their key
     _ids_key = 0
 
     def _key(self, message_id: object, request_id: object) -> int:
@@ -194,7 +198,8 @@ class ClaudeCodeReader(LineReader):
                 response_key(message_id, request_id)
         return self._ids_key
 
-    def _assistant(self, obj: dict, message: dict, time: float | None) -> None:
+    def _assistant(self, obj: dict[str, object], message: dict[str, object],
+                   time: float | None) -> None:
         size = self.measure(message.get("content"))
         if message.get("model") == "<synthetic>":
             self.skipped["synthetic"] += 1

@@ -92,7 +92,7 @@ class CodexReader(LineReader):
 
     # --- messages --------------------------------------------------------------------------
 
-    def _append(self, kind: str, item: dict, left: bool | None = None) -> None:
+    def _append(self, kind: str, item: dict[str, object], left: bool | None = None) -> None:
         index = self.rec.message(kind, json_size(item), left)
         if kind == ASSISTANT:
             if self.run_start is None:
@@ -101,7 +101,7 @@ class CodexReader(LineReader):
             self.run_start = None
         self.fresh_compaction = False
 
-    def _item(self, item: dict, left: bool | None = None) -> None:
+    def _item(self, item: dict[str, object], left: bool | None = None) -> None:
         """One response item; ``left``: it comes from a compaction's replacement history
         (its user prompts are kept context, not new turns)."""
         kind = item.get("type")
@@ -126,7 +126,7 @@ class CodexReader(LineReader):
 
     # --- events ----------------------------------------------------------------------------
 
-    def _event(self, payload: dict, time: float | None) -> None:
+    def _event(self, payload: dict[str, object], time: float | None) -> None:
         kind = payload.get("type")
         if kind == "user_message":
             self.rec.turn()
@@ -169,7 +169,7 @@ class CodexReader(LineReader):
         self.run_start = None
         self.fresh_compaction = True
 
-    def _compacted(self, payload: dict, time: float | None) -> None:
+    def _compacted(self, payload: dict[str, object], time: float | None) -> None:
         self._compaction(time)
         history = payload.get("replacement_history")
         if isinstance(history, list):

@@ -62,12 +62,11 @@ walked_size = sizer(_unsure_of_floats)
 escaped_control = re.compile(rb"\\[bfu]").search     # what orjson writes for a control
 
 
-def has_float(x: dict | list) -> bool:
+def has_float(x: dict[str, object] | list[object]) -> bool:
     """Whether a float is anywhere in a parsed list or object (strings are not looked
     into)."""
     for v in x.values() if type(x) is dict else x:
-        kind = type(v)
-        if kind is float or (kind is dict or kind is list) and has_float(v):
+        if type(v) is float or isinstance(v, (dict, list)) and has_float(v):
             return True
     return False
 

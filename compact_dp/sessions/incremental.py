@@ -28,13 +28,27 @@ import zlib
 
 from ..errors import InputError
 from .normalised import Session
-from .read import (BOM, CLAUDE_MARKERS, HEAD, LongLine, chunks, feed_block, finished,
-                   line_blocks, read_session, reader_class, reader_for)
+from .read import (
+    BOM,
+    CLAUDE_MARKERS,
+    HEAD,
+    LongLine,
+    chunks,
+    feed_block,
+    finished,
+    line_blocks,
+    read_session,
+    reader_class,
+    reader_for,
+)
 from .sniff import sniff
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import IO, Mapping
+    from collections.abc import Mapping
+    from typing import IO
+
+    from .normalised import State
 
 CACHE_VERSION = 6
 CHECK = 64                     # bytes before the saved offset that must not have changed
@@ -77,7 +91,7 @@ def _checksum(data: bytes) -> int:
     return zlib.crc32(data) << 32 | zlib.adler32(data)
 
 
-def _load(file: str, path: str, st: os.stat_result) -> dict | None:
+def _load(file: str, path: str, st: os.stat_result) -> State | None:
     try:
         with open(file, "rb") as f:
             saved = marshal.load(f)
@@ -90,7 +104,7 @@ def _load(file: str, path: str, st: os.stat_result) -> dict | None:
     return saved
 
 
-def _save(file: str, saved: dict) -> None:
+def _save(file: str, saved: State) -> None:
     """Atomically replace the state file (mode 600); any failure (a full disk, the status
     line's time running out mid-write) leaves the old state or none, and no temporary
     file.  A new state first prunes the old ones."""

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable
+    from collections.abc import Callable
+    from typing import Any
 
 ESCAPED = b'"\\\n\r\t'              # the characters compact JSON writes with a backslash
 

@@ -19,6 +19,15 @@ same events, so their totals are the same numbers.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    # The saved state of a reader, its recorder or its sizer: plain data (marshal), read
+    # back only by the code that wrote it (incremental.CACHE_VERSION), one value per name
+    # of the class's FIELDS: its shape is known by construction, not checked.
+    State = dict[str, Any]
+
 USER, TOOL, ASSISTANT, CONTEXT = "user", "tool", "assistant", "context"
 KINDS = (USER, TOOL, ASSISTANT, CONTEXT)
 
@@ -249,7 +258,7 @@ class Session:
 
     @classmethod
     def of_lines(cls, format: str, kinds: list[str], tokens: list[int],
-                 requests: list[Request], path: str | None = None) -> "Session":
+                 requests: list[Request], path: str | None = None) -> Session:
         """A full session of lines the scanner sized, with no usage, no model and no
         compaction (bash-agent): its totals are plain counts."""
         s = cls(format, path)

@@ -17,14 +17,17 @@ from .sniff import FORMATS, sniff
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import IO, Callable, Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
+    from typing import IO
+
+    from .reader import LineReader
 
 HEAD = 1 << 16
 # a Claude Code line can be conversation only if it names one of these roles or types
 CLAUDE_MARKERS = (b'"user"', b'"assistant"', b'"system"')
 
 
-def reader_class(format: str, fast: bool = False):
+def reader_class(format: str, fast: bool = False) -> type[LineReader]:
     """``fast``: a Claude Code session is read with orjson where it gives the same numbers
     (``fast``; replay only: it costs an import the status line must not pay)."""
     if format == "claude-code":
@@ -41,10 +44,12 @@ def reader_class(format: str, fast: bool = False):
 
 
 def reader_for(format: str, tokens: str = "auto", keep: bool = True,
-               sidechains: bool = False, fast: bool = False):
+               sidechains: bool = False, fast: bool = False) -> LineReader:
     """A reader of ``format`` telling a recorder (``keep``: a full session)."""
     cls = reader_class(format, fast)
     if sidechains:
+        from .claude_code import ClaudeCodeReader
+        assert issubclass(cls, ClaudeCodeReader), "only Claude Code files have sidechains"
         return cls(tokens, keep, sidechains=True)
     return cls(tokens, keep)
 
@@ -70,14 +75,15 @@ class LongLine:
         self.length = length
 
 
-def feed_block(reader, block: bytes | LongLine, markers: tuple[bytes, ...] | None) -> None:
+def feed_block(reader: LineReader, block: bytes | LongLine, markers: tuple[bytes, ...] | None
+               ) -> None:
     """Feed the complete lines of a block (that ends with a newline, or is empty)."""
     if isinstance(block, LongLine):
         reader.skip_long_line()
         return
     if not block:
         return
-    from ..lightjson import loads    # here: a bash-agent decision never needs it
+    from ..lightjson import loads  # here: a bash-agent decision never needs it
     for line in block.split(b"\n"):
         if not line.strip() or markers is not None and not any(m in line for m in markers):
             continue
@@ -135,7 +141,7 @@ def line_blocks(data: Iterable[bytes], rest: list[bytes], limit: int = MAX_LINE
             yield block if start == 0 and stop == len(block) else block[start:stop]
 
 
-def finish_tail(reader, tail: bytes, markers: tuple[bytes, ...] | None) -> str | None:
+def finish_tail(reader: LineReader, tail: bytes, markers: tuple[bytes, ...] | None) -> str | None:
     """Feed an unterminated last line if it is whole; else say it was left out."""
     if not tail.strip():
         return None
@@ -154,7 +160,7 @@ def finish_tail(reader, tail: bytes, markers: tuple[bytes, ...] | None) -> str |
     return None
 
 
-def finished(reader, tail: bytes, markers: tuple[bytes, ...] | None, name: str,
+def finished(reader: LineReader, tail: bytes, markers: tuple[bytes, ...] | None, name: str,
              format: str, sniffed: bool) -> Session:
     """The session of a reader fed every whole line: the tail fed if it is whole, and what
     the file turned out to be said — not this format (an error), only sub-agent lines (an
@@ -174,7 +180,7 @@ def finished(reader, tail: bytes, markers: tuple[bytes, ...] | None, name: str,
     return session
 
 
-def check_recognised(reader, name: str, format: str, sniffed: bool = False) -> None:
+def check_recognised(reader: LineReader, name: str, format: str, sniffed: bool = False) -> None:
     """A file in which the reader recognised nothing of its format is not that format."""
     if not reader.recognised and reader.seen_lines:
         raise FormatError(f"{name}: no {format} line in it " + _hint(format, sniffed))
@@ -242,13 +248,13 @@ def _bash_agent(paths: list[str], stream: IO[bytes], head: bytes,
     from .bash_agent import BashAgentScanner
 
     scanner = BashAgentScanner()
-    scanner.add_stream(_Chained(head, stream))  # type: ignore[arg-type]
+    scanner.add_stream(_Chained(head, stream))
     for path in paths[1:]:
         scanner.add_path(path, stdin)
     return scanner.session(paths[0])
 
 
-def _jsonl(reader, stream: IO[bytes], head: bytes, name: str, sniffed: bool = False
+def _jsonl(reader: LineReader, stream: IO[bytes], head: bytes, name: str, sniffed: bool = False
            ) -> Session:
     from ..lightjson import loads
 

@@ -11,6 +11,12 @@ from __future__ import annotations
 from .normalised import Session, skipped_warnings
 from .recorder import Recorder
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .normalised import State
+
 
 class LineReader:
     """The base of the Claude Code, Codex and OpenAI chat readers."""
@@ -66,12 +72,12 @@ class LineReader:
                                                     self.window)
         return s
 
-    def state(self) -> dict:
+    def state(self) -> State:
         return {"fields": {name: getattr(self, name) for name in self.FIELDS},
                 "recorder": self.rec.state()}
 
     @classmethod
-    def from_state(cls, state: dict) -> "LineReader":
+    def from_state(cls, state: State) -> LineReader:
         reader = cls.__new__(cls)
         for name, value in state["fields"].items():
             setattr(reader, name, value)
@@ -85,7 +91,7 @@ class LineReader:
 LINE_ERRORS = (RecursionError,)
 
 
-def feed_line(reader, line: bytes, loads) -> None:
+def feed_line(reader: LineReader, line: bytes, loads: Callable[[bytes], object]) -> None:
     """One line into the reader: a line that is not JSON, or JSON of a shape the format
     does not have, is skipped and counted — never an error for the whole file."""
     try:

@@ -12,9 +12,16 @@ line can save it after any complete line and resume on the bytes appended later.
 
 from __future__ import annotations
 
-from .normalised import (CONTEXT, USER, Aftermath, Compaction, Request, Session, Usage,
-                    write_ttl)
+from .normalised import CONTEXT, USER, Aftermath, Compaction, Request, Session, Usage, write_ttl
 from .sizing import BYTES, USAGE, Sizer
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .normalised import State
+
+    Row = list[Any]          # a request's row: its fields are named below (SEEN, TIME, …)
 
 TOKEN_MODES = ("auto", USAGE, BYTES)
 
@@ -34,37 +41,37 @@ class Recorder:
         self.sizer = Sizer(BYTES if tokens == BYTES else USAGE, keep)
         self.kinds: list[str] = []               # per message (keep)
         self.nbytes: list[int] = []
-        self.requests: list[list] = []           # [seen, time, llm, usage, segment, key,
+        self.requests: list[Row] = []           # [seen, time, llm, usage, segment, key,
         #                                          sent, done, adjustment] (keep)
-        self.compactions: list[list] = []        # [at, time] (keep)
-        self.touches: list[list] = []            # [before request, time] (keep)
-        self.open: list | None = None            # the newest request, still open to usage
+        self.compactions: list[tuple[int, float | None]] = []   # (at, time) (keep)
+        self.touches: list[tuple[int, float]] = []   # (before request, time) (keep)
+        self.open: Row | None = None             # the newest request, still open to usage
         self.request_count = self.usage_count = 0
         self.input_tokens = self.output_tokens = 0
         self.llms: list[str] = []
         self.llm: str | None = None
-        self.last: list | None = None            # the last request, as a row
+        self.last: Row | None = None             # the last request, as a row
         self.last_times: dict[str, float] = {}
         self.ttl: str | None = None
         self.user_messages = self.turn_events = 0
         self.live_start = 0
         self.live_users = 0
         self.live_user_list: list[int] = []      # (keep) indices in the live context
-        self.aftermath: list[list] = []          # [summary, first prompt, first read]
+        self.aftermath: list[list[int | None]] = []   # [summary, first prompt, first read]
         self.seeking = False                     # the first request after a compaction
         self.sides = format == "codex"           # look for side requests (Codex's)
-        self.waiting: list[list] = []            # requests that may be side requests
+        self.waiting: list[list[Any]] = []       # requests that may be side requests (ROW, …)
         self.last_kind: str | None = None        # the newest message's kind
 
     # --- saving and resuming ----------------------------------------------------------------
 
-    def state(self) -> dict:
+    def state(self) -> State:
         """Everything, the open request included (its usage may come on the next line)."""
         return {**{name: getattr(self, name) for name in self.FIELDS},
                 "sizer": self.sizer.state()}
 
     @classmethod
-    def from_state(cls, state: dict) -> "Recorder":
+    def from_state(cls, state: State) -> Recorder:
         recorder = cls.__new__(cls)
         for name in cls.FIELDS:
             setattr(recorder, name, state[name])
@@ -131,7 +138,7 @@ class Recorder:
         """A request was sent at ``time`` and answered by nothing (interrupted, failed):
         it used the cache all the same (keep)."""
         if self.keep:
-            self.touches.append([self.request_count + (self.open is not None), time])
+            self.touches.append((self.request_count + (self.open is not None), time))
 
     def compaction(self, time: float | None) -> None:
         self._close()
@@ -143,7 +150,7 @@ class Recorder:
         self.live_users = 0
         self.live_user_list = []
         if self.keep:
-            self.compactions.append([self.sizer.n, time])
+            self.compactions.append((self.sizer.n, time))
 
     def _close(self) -> None:
         """The open request is final: count it and size what it saw."""
@@ -176,7 +183,7 @@ class Recorder:
 
     # --- side requests: the ones that do not carry the main context ----------------------------
 
-    def _queue(self, row: list, prompt: int | None) -> None:
+    def _queue(self, row: Row, prompt: int | None) -> None:
         """Size a closed request — unless it may be a side request (``sides``): a prompt
         under SIDE_LOW of the main one waits, with those after it, until a request within
         SIDE_WINDOW comes back to SIDE_BACK of it (then the low ones were side requests) or
@@ -205,7 +212,7 @@ class Recorder:
             else:
                 self._size(row, prompt)
 
-    def _size(self, row: list, prompt: int | None, side: bool = False) -> None:
+    def _size(self, row: Row, prompt: int | None, side: bool = False) -> None:
         """Size what a request saw (a side request sizes nothing and changes no context)."""
         adjust = 0 if side else self.sizer.request(row[SEEN], prompt)
         if self.keep:
@@ -224,7 +231,7 @@ class Recorder:
             s.kinds, s.nbytes, s.tokens = list(self.kinds), list(self.nbytes), sizes.tokens
             s.requests = [_request(r) for r in self.requests]
             s.compactions = [Compaction(at, time) for at, time in self.compactions]
-            s.touches = [(j, time) for j, time in self.touches]
+            s.touches = list(self.touches)
         s.request_count = self.request_count
         s.compaction_count = len(self.aftermath)
         s.user_turns = self.turn_events or self.user_messages
@@ -257,7 +264,7 @@ ROW, PROMPT, MAIN = range(3)                   # a waiting request: its row, pro
 SIDE_LOW, SIDE_BACK, SIDE_WINDOW = 0.8, 0.9, 8
 
 
-def _request(row: list) -> Request:
+def _request(row: Row) -> Request:
     usage = row[NUMBERS]
     r = Request(row[SEEN], row[TIME], row[LLM], None if usage is None else Usage(*usage),
                 row[SEGMENT], row[KEY])

@@ -40,6 +40,10 @@ from __future__ import annotations
 
 from ..core.scan import token_size
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .normalised import State
+
 USAGE, BYTES = "usage", "bytes"
 RUN, TEXT = 1, 2        # a pending message: left by the last compaction; of kind context
 AT, NBYTES, FLAGS = range(3)   # a pending message's list (plain JSON, saved by the status line)
@@ -93,11 +97,11 @@ class Sizer:
         self.left: int | None = None         # V + the run's part its first request saw
         self.segments: list[list[int | None]] = []   # closed: [V, summary, left]
 
-    def state(self) -> dict:
+    def state(self) -> State:
         return {name: getattr(self, name) for name in self.FIELDS}
 
     @classmethod
-    def from_state(cls, state: dict) -> "Sizer":
+    def from_state(cls, state: State) -> Sizer:
         sizer = cls.__new__(cls)
         for name in cls.FIELDS:
             setattr(sizer, name, state[name])
@@ -190,7 +194,7 @@ class Sizer:
         self.prefix, self.have, self.last_prompt = None, 0, 0
         self.run_open, self.summary, self.left = True, 0, None
 
-    def finish(self) -> "Sizer":
+    def finish(self) -> Sizer:
         """The end of the file: the pending messages are estimated."""
         self._close()
         return self

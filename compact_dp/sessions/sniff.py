@@ -9,6 +9,10 @@ and that must not make it another format.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 FORMATS = ("bash-agent", "claude-code", "codex", "openai")
 CLAUDE = (b'"sessionId":', b'"parentUuid":', b'"type":"file-history-snapshot"')
 CLAUDE_TYPES = (b'"type":"user"', b'"type":"assistant"', b'"type":"system"',
@@ -30,21 +34,21 @@ CLAUDE_NAMES, CODEX_NAMES = _names(CLAUDE_TYPES), _names(CODEX)
 OPENAI_ROLES = frozenset({"tool", "function", "system", "developer"})
 
 
-def _claude(obj: dict) -> bool:
+def _claude(obj: dict[str, object]) -> bool:
     return obj.get("type") in CLAUDE_NAMES and (
         "sessionId" in obj or "parentUuid" in obj or obj.get("type") == "file-history-snapshot")
 
 
-def _codex(obj: dict) -> bool:
+def _codex(obj: dict[str, object]) -> bool:
     return obj.get("type") in CODEX_NAMES and isinstance(obj.get("payload"), dict)
 
 
-def _legacy_codex(obj: dict) -> bool:
+def _legacy_codex(obj: dict[str, object]) -> bool:
     """A rollout from before the envelope (mid-2025) opens with its session line."""
     return "instructions" in obj and "id" in obj and "timestamp" in obj and "role" not in obj
 
 
-def _openai(obj: dict) -> bool:
+def _openai(obj: dict[str, object]) -> bool:
     """A message in a shape bash-agent never writes, or a ``{"messages": [...]}`` object."""
     if isinstance(obj.get("messages"), list) and "role" not in obj:
         return True
@@ -53,7 +57,7 @@ def _openai(obj: dict) -> bool:
                                       "tool_call_id" in obj)
 
 
-def _some_line(head: bytes, test) -> bool | None:
+def _some_line(head: bytes, test: Callable[[dict[str, object]], bool]) -> bool | None:
     """Does one of the first JSON-object lines pass ``test`` at its top level?  None when
     no line is a whole JSON object (a pretty-printed document): the bytes must do."""
     from ..lightjson import loads

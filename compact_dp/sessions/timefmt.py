@@ -49,10 +49,10 @@ def parse_time(text: object) -> float | None:
                     text[10] in "Tt " and text[-1] in "Zz":
                 minute = _minute(text)
                 return None if minute is None else minute + float(text[17:-1])
-            from datetime import datetime, timezone
+            from datetime import UTC, datetime  # here: only for a rare shape
             stamp = datetime.fromisoformat(text)
             if stamp.tzinfo is None:
-                stamp = stamp.replace(tzinfo=timezone.utc)
+                stamp = stamp.replace(tzinfo=UTC)
             return stamp.timestamp()
         except (ValueError, IndexError):
             return None

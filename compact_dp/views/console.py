@@ -10,6 +10,7 @@ from ..environment import Env
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.table import Table
 
 
 def buffered_console(env: Env, width: int | None = None, styled: bool | None = None
@@ -54,7 +55,7 @@ def fitting_columns(cells: list[list[str]], headers: list[str], priority: list[i
 
 def fitted_table(headers: list[str], cells: list[list[str]], priority: list[int],
                  width: int, styled: bool, left: int = 0, styles: list[str | None] | None = None,
-                 title: str | None = None):
+                 title: str | None = None) -> Table:
     """A rich Table of the columns that fit ``width`` (see fitting_columns), right-aligned
     but for the first ``left`` columns; the caption names the columns left out."""
     from rich import box

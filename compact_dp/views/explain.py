@@ -15,15 +15,17 @@ from ..core.quantities import Terms
 from ..core.search import BenefitCurve, candidate_bounds, prefix_sums
 from ..environment import Env
 from ..sessions.normalised import Session
+from .console import buffered_console, fitted_table, text_of
+from .words import duration, money, reason
+from .words import lines as counted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from rich.table import Table
     from rich.text import Text
 
     from ..pricing.clock import CacheClock
     from ..question import Question
-from .console import buffered_console, fitted_table, text_of
-from .words import duration, lines as counted, money, reason
 
 ALL_ROWS_UP_TO = 40     # candidates shown in full up to this many
 AROUND_BEST = 3         # rows either side of the best k in a long table
@@ -270,7 +272,7 @@ def render(dec: Weighing, env: Env, policy: PolicyResult | None = None,
 
 
 def _terms_table(dec: Weighing, rows: list[Terms], marked: set[int], width: int,
-                 styled: bool):
+                 styled: bool) -> Table:
     columns = [c for c in COLUMNS if c[1] != "rewrite" or dec.derived and dec.derived.cold]
     if not dec.model.quality:
         columns = [c for c in columns if c[1] != "quality"]

@@ -65,10 +65,10 @@ def to_dict(dec: Weighing, policy: PolicyResult | None = None,
             derived.update(Q=d.Q, M=d.M)
         if dec.model.cache_aware:
             derived.update(X=d.X, U=d.U)          # X: null when not measured
-        out["derived"] = {k: number(v) for k, v in derived.items()}
+        shown: dict[str, object] = {k: number(v) for k, v in derived.items()}
         source = d.sources.get("R", "seed: E × L")
-        out["derived"]["horizon"] = source.split(":", 1)[0]      # type: ignore[index]
-        out["derived"]["horizon_source"] = source                 # type: ignore[index]
+        shown["horizon"], shown["horizon_source"] = source.split(":", 1)[0], source
+        out["derived"] = shown
         t = dec.terms
         out["terms"] = None if t is None else {
             **{k: number(getattr(t, k)) for k in TERM_FIELDS},

@@ -64,8 +64,8 @@ def _decision_reason(dec: Weighing, printed: bool = True) -> str:
     d, t = dec.derived, dec.terms
     assert d is not None
     if dec.candidates == 0:
-        return (f"skip: no candidate k — with {lines(dec.lines, dec.unit)} there is nothing left to "
-                f"summarise after keeping at least {d.min_keep:,}.")
+        return (f"skip: no candidate k — with {lines(dec.lines, dec.unit)} there is nothing left "
+                f"to summarise after keeping at least {d.min_keep:,}.")
     if t is None or dec.best_benefit == NO_CANDIDATE and not t.benefit > NO_CANDIDATE:
         return ("skip: no candidate's net benefit beats the starting value of −10¹⁸: each "
                 "is NaN (a 0 × ∞ or ∞ − ∞ among the parameters) or lower still; check the "
