@@ -43,33 +43,22 @@ def build(env: Env) -> Command:
 
 
 def _one(args: Work) -> Doc:
-    from ..errors import CompactDpError, FormatError, InputError, NotASession
     from ..replay.backtest import backtest_session
+    from ..replay.batch import guarded
     path, every, environ = args
-    try:
-        result = backtest_session(path, environ, every)
-    except CompactDpError as e:
-        return {"session": path, "error": e.line().removeprefix("error: "),
-                "skippable": isinstance(e, (FormatError, InputError)),
-                "not_session": isinstance(e, NotASession)}
-    except Exception as e:                   # one broken file must not stop a thousand
-        if environ.get("COMPACT_DP_DEBUG"):
-            raise
-        return {"session": path, "error": f"internal error: {type(e).__name__}: {e}",
-                "skippable": True}
-    result["points_detail"] = result.pop("points")
+    result = guarded(path, environ, lambda: backtest_session(path, environ, every))
+    if "error" not in result:
+        result["points_detail"] = result.pop("points")
     return result
 
 
 def backtest_command(env: Env, paths: list[str], every_text: str | None, json_out: bool,
                      jobs_text: str | None) -> int:
-    import os
-
     from ..replay.backtest import totals
-    from ..replay.batch import skip_reason
+    from ..replay.batch import cores, skip_reason
 
     every = whole_number(every_text, "--every", 0, 1) or None
-    jobs = whole_number(jobs_text, "--jobs", os.cpu_count() or 1, 1)
+    jobs = whole_number(jobs_text, "--jobs", cores(), 1)
     if "-" in paths:
         raise UsageError("backtest reads a session twice, so from its file: - (standard "
                          "input) cannot be backtested")
@@ -99,9 +88,8 @@ def backtest_command(env: Env, paths: list[str], every_text: str | None, json_ou
 
 def _run(work: list[Work], jobs: int, env: Env) -> list[Doc]:
     """Each session in a worker, with a progress bar on a terminal's standard error."""
-    import os
-    jobs = max(1, min(jobs, len(work), len(os.sched_getaffinity(0))
-                      if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)))
+    from ..replay.batch import cores
+    jobs = max(1, min(jobs, len(work), cores()))
     progress = None
     if env.stderr_isatty and len(work) > 1:
         from rich.console import Console

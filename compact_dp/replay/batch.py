@@ -18,7 +18,7 @@ from ..errors import CompactDpError, FormatError, InputError, NotASession, Usage
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Mapping
 
     from ..history import Selection
     from .records import Doc
@@ -106,14 +106,22 @@ def replay_file(path: str, options: Options, detail: bool = True,
 
 def _worker(args: tuple[str, Options, bytes | None]) -> Doc:
     path, options, stdin = args
+    return guarded(path, options.environ,
+                   lambda: replay_file(path, options, options.detail, stdin))
+
+
+def guarded(path: str, environ: Mapping[str, str], work: Callable[[], Doc]) -> Doc:
+    """``work()`` for one session file, or what went wrong as plain data: its error line,
+    whether a folder's walk may skip it, whether it is no session at all.  (Replay's and
+    backtest's workers both: one broken file must not stop a thousand.)"""
     try:
-        return replay_file(path, options, options.detail, stdin)
+        return work()
     except CompactDpError as e:
         return {"session": path, "error": e.line().removeprefix("error: "),
                 "skippable": isinstance(e, (FormatError, InputError)),
                 "not_session": isinstance(e, NotASession)}
-    except Exception as e:                   # one broken file must not stop a thousand
-        if options.environ.get("COMPACT_DP_DEBUG"):
+    except Exception as e:
+        if environ.get("COMPACT_DP_DEBUG"):
             raise
         return {"session": path, "error": f"internal error: {type(e).__name__}: {e}",
                 "skippable": True}
