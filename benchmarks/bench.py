@@ -479,7 +479,7 @@ def fast_reading_check(goals: list) -> None:
         except Exception as e:                # the same failure is the same answer
             return repr(e)
         return (s.totals(), s.kinds, s.nbytes, s.tokens, s.warnings, s.touches,
-                [(r.seen, r.time, r.model, r.usage and r.usage.numbers(), r.segment, r.key,
+                [(r.seen, r.time, r.llm, r.usage and r.usage.numbers(), r.segment, r.key,
                   r.adjust, r.sent, r.done) for r in s.requests],
                 [(c.at, c.time) for c in s.compactions])
     differ = [f for f in files if everything(f, True) != everything(f, False)]

@@ -500,15 +500,16 @@ COLD = 400.0            # seconds away: past any 5-minute cache (and its grace)
 
 def turns_session(turns: list[list[int]], start: int = 20000, pauses: list[float] | None = None,
                   models: list[str | None] | None = None, compacted: int | None = None,
-                  **kw) -> ClaudeSession:
+                  summary: bool = True, **kw) -> ClaudeSession:
     """A Claude Code session of human turns: each turn a list of prompt growths, one per
     request (tool results between them, the last one the turn's reply); ``pauses``: the
     time away before each turn (COLD: the cache expired); ``models``: each turn's model
     (None: the session's).  Every request reads what the cache rules say its model's cache
     holds — that model's previous prompt, or nothing after a pause past the TTL — and
     writes the rest, with a 1-token uncached tail, so the recording has no cache event of
-    its own.  ``compacted``: a recorded /compact before that turn (its boundary and
-    summary; the context starts again from ``start``, its fixed prefix still cached)."""
+    its own.  ``compacted``: a recorded /compact before that turn (its boundary and, with
+    ``summary``, its summary line; the context starts again from ``start``, its fixed
+    prefix still cached)."""
     s = ClaudeSession(**kw)
     prompt = start
     cached: dict[str | None, int] = {}
@@ -520,8 +521,9 @@ def turns_session(turns: list[list[int]], start: int = 20000, pauses: list[float
         model = models[t] if models else None
         if t == compacted:
             s.boundary("manual", prompt)
-            s.user("This session is being continued from a previous conversation. "
-                   "Summary: " + "we did things. " * 40, turn=False)
+            if summary:
+                s.user("This session is being continued from a previous conversation. "
+                       "Summary: " + "we did things. " * 40, turn=False)
             prompt = start
             cached = {m: min(c, start // 2) for m, c in cached.items()}
         s.user(f"turn {t}: " + "please go on " * 20)

@@ -157,6 +157,9 @@ CLAUDE = {   # turns of prompt growths, the window, and what else happens
     "a recorded compaction in the middle": (
         [[12000, 9000], [11000, 8000], [9000], [14000, 6000], [10000, 12000]], 75000,
         {"compacted": 2}),
+    "a recorded compaction right before a turn's prompt": (   # the boundary is at a turn end
+        [[12000, 9000], [11000, 8000], [9000], [14000, 6000], [10000, 12000]], 75000,
+        {"compacted": 3, "summary": False}),
     "past the threshold from the start": ([[9000, 8000], [13000], [10000], [4000, 6000]],
                                           50000, {"start": 27000}),
 }

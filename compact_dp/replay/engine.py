@@ -17,7 +17,8 @@ empty) gives that many tokens as read.
 
 from __future__ import annotations
 
-from ..agents import TURN
+import copy
+
 from ..core.scan import Conversation
 from ..core.search import L_INSTR
 from ..sessions.normalised import ASSISTANT, CONTEXT, TOOL, USER, Compaction, Request, Usage
@@ -29,6 +30,11 @@ from .setting import Events, Setting
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..pricing.table import Prices
+
+AT_TURN_END, BEFORE_REQUEST = "turn", "request"
+# where a run stands when its policy is asked: request index, the next message to arrive,
+# the message being arrived at (a turn end), which question, recorded boundaries passed
+Position = tuple[int, int, int, str, int]
 
 BREAK_TOLERANCE = 256   # reads this much below a warm cache are not a break (the tail)
 EXTENSION_TOKENS = 32   # reads this much past a warm cache are an extension (Anthropic)
@@ -117,6 +123,7 @@ class Replay:
         self.last_llm: str | None = None
         self.skip_context = False         # dropping a recorded compaction's summary
         self.index = 0                    # the request about to be billed
+        self.position: Position = (0, 0, -1, "", 0)   # where the policy is asked (copies)
         self.spent = 0.0                  # what the run was billed so far, comparably:
         #                                   input, and the summaries' output
 
@@ -139,47 +146,72 @@ class Replay:
 
     # --- running ---------------------------------------------------------------------------
 
-    def run(self) -> Run:
+    def run(self, resume: Position | None = None) -> Run:
+        """Replay the session; ``resume``: from where a copy of this replay was taken
+        (``copy_at``) instead of from the start."""
         s = self.setting
         session = s.session
-        boundaries = {c.at: c for c in session.compactions}
-        recorded_summaries = iter(s.compaction_usage)
+        boundaries, turn_ends, touches = s.marks()
+        if self.policy.recorded:
+            turn_ends = set()                 # the recorded policy is asked nothing
         kinds = session.kinds
-        turn_ends = set(session.turn_requests()) if s.points == TURN and \
-            not self.policy.recorded else set()
-        touches: dict[int, list[float]] = {}
-        for j, when in session.touches:
-            touches.setdefault(j, []).append(when)
-        cursor = 0
-        self.ttl = s.cache_ttl or s.prices(session.llm).default_ttl
-        for j, request in enumerate(session.requests):
+        j0, cursor, i0, phase, used = resume if resume is not None else (0, 0, -1, "", 0)
+        recorded_summaries = iter(s.compaction_usage[used:])
+        if resume is None:
+            self.ttl = s.cache_ttl or s.prices(session.llm).default_ttl
+        policy = self.policy
+        requests = session.requests
+        for j in range(j0, len(requests)):
+            if policy.finished:
+                break
+            request = requests[j]
             self.index = j
-            seen = max(request.seen, cursor)
-            turn_end = False
-            for i in range(cursor, seen):
-                if i in boundaries:
-                    self._recorded_boundary(request, next(recorded_summaries, None),
-                                            boundaries[i])
-                if j in turn_ends and not turn_end and kinds[i] == USER:
-                    turn_end = True
-                    self._offer(self.policy.at_turn_end(self, request), request)
-                self._arrive(i)
-            cursor = seen
-            for when in touches.get(j, ()):
-                self._touch(when)
-            self.context.adjust(request.adjust)
-            if not self.policy.recorded:
-                self._offer(self.policy.before_request(self, request), request)
+            here = resume is not None and j == j0
+            if not (here and phase == BEFORE_REQUEST):
+                seen = max(request.seen, cursor)
+                turn_end = False
+                for i in range(i0 if here else cursor, seen):
+                    if i in boundaries and not (here and i == i0):
+                        used += 1
+                        self._recorded_boundary(request, next(recorded_summaries, None),
+                                                boundaries[i])
+                    if j in turn_ends and not turn_end and kinds[i] == USER:
+                        turn_end = True
+                        if policy.copies:
+                            self.position = (j, cursor, i, AT_TURN_END, used)
+                        self._offer(policy.at_turn_end(self, request), request)
+                    self._arrive(i)
+                cursor = seen
+                for when in touches.get(j, ()):
+                    self._touch(when)
+                self.context.adjust(request.adjust)
+            seen = cursor
+            if not policy.recorded:
+                if policy.copies:
+                    self.position = (j, cursor, -1, BEFORE_REQUEST, used)
+                self._offer(policy.before_request(self, request), request)
             self._bill(j, request)
             if seen < len(kinds) and kinds[seen] == ASSISTANT:
                 self._arrive(seen)            # the reply joins the context
                 cursor = seen + 1
-        if session.requests and self.policy.recorded:
+        if requests and policy.recorded:
             for at, boundary in sorted(boundaries.items()):
                 if at >= cursor:              # compacted after the last request
-                    self._recorded_boundary(session.requests[-1],
+                    self._recorded_boundary(requests[-1],
                                             next(recorded_summaries, None), boundary)
         return self.result
+
+    def copy_at(self) -> tuple[Replay, Position]:
+        """This replay as it stands at the point its policy is being asked about (its
+        policy keeps ``copies``), to be given a policy and run on from there
+        (``run(position)``): the same context, caches and counts, a result of its own."""
+        twin = copy.copy(self)
+        twin.context = copy.copy(self.context)
+        twin.context.indices = list(self.context.indices)
+        twin.caches = {llm: cache.copy() for llm, cache in self.caches.items()}
+        twin.result = Run(self.policy.name)
+        twin.result.compactions = list(self.result.compactions)
+        return twin, self.position
 
     def _offer(self, decision: Compact | None, request: Request) -> None:
         if decision is not None and (decision.keep < self.context.count or

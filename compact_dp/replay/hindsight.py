@@ -25,7 +25,7 @@ from bisect import bisect_right
 from ..core.models import derive
 from ..core.scan import Conversation
 from ..sessions.normalised import Request
-from .engine import Replay
+from .engine import Position, Replay
 from .policies import Compact, Policy, SchedulePolicy, stats_values
 from .setting import Setting
 
@@ -53,9 +53,16 @@ class Sweep(Policy):
         self.before = 0.0                 # spent when the start was reached
         self.marks: list[tuple[Point, float, bool]] = []
         self.blocked = False              # the context reached the margin after the start
+        # the sweep from the session's start never compacts, so its state at a point is
+        # every other sweep's until it compacts there: it keeps a copy of itself at each
+        # point, and the others run on from their start's copy
+        self.copies = start == START
+        self.at: dict[Point, tuple[Replay, Position]] = {}
 
     def _point(self, replay: State, request: Request, when: int) -> Compact | None:
         here = (replay.index, when)
+        if self.copies and isinstance(replay, Replay):
+            self.at[here] = replay.copy_at()
         if here < self.start:
             return None
         s = replay.setting
@@ -79,6 +86,8 @@ class Sweep(Policy):
         if action is None and (replay.index, 1) > self.start and \
                 replay.prompt_now(request) >= replay.setting.hold_limit:
             self.blocked = True                   # the agent would not have got here
+            self.finished = not self.copies       # no later point is reachable (but
+            #                                       the copies go on to the end)
         return action
 
 
@@ -138,8 +147,13 @@ def best_schedule(setting: Setting, free: bool = False
     def sweep(start: Point) -> tuple[Sweep, float]:
         if start not in sweeps:
             policy = Sweep(start)
-            replay = Replay(setting, policy, setting.events)
-            replay.run()
+            if start == START:
+                replay = Replay(setting, policy, setting.events)
+                replay.run()
+            else:
+                replay, position = first.at.pop(start)
+                replay.policy = policy
+                replay.run(position)
             end = INFINITE if policy.blocked else replay.spent - policy.before
             sweeps[start] = (policy, end)
         return sweeps[start]
@@ -148,6 +162,7 @@ def best_schedule(setting: Setting, free: bool = False
     # the n-th, its penalty included; from[...] the state before it
     value: dict[tuple[Point, int], tuple[float, float]] = {(START, 0): (0.0, 0.0)}
     came: dict[tuple[Point, int], tuple[Point, int]] = {}
+    first = sweep(START)[0]
     queue: list[Point] = [START]
     queued = {START}
     best_end = (INFINITE, 0.0, (START, 0))

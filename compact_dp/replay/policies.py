@@ -80,6 +80,8 @@ class Compact:
 class Policy:
     name = "policy"
     recorded = False
+    finished = False          # nothing later can change what this run is for: stop it
+    copies = False            # takes copies of the replay (Replay.copy_at): keep its position
 
     def at_turn_end(self, replay: State, request: Request) -> Compact | None:
         return None
