@@ -158,9 +158,9 @@ def best_schedule(setting: Setting, free: bool = False
             sweeps[start] = (policy, end)
         return sweeps[start]
 
-    # value[(point, n)]: the least cost of everything before the compaction at ``point``,
-    # the n-th, its penalty included; from[...] the state before it
-    value: dict[tuple[Point, int], tuple[float, float]] = {(START, 0): (0.0, 0.0)}
+    # value[point][n]: the least cost of everything before the compaction at ``point``,
+    # the n-th, its penalty included (and the penalties in it); came[...] the state before
+    value: dict[Point, dict[int, tuple[float, float]]] = {START: {0: (0.0, 0.0)}}
     came: dict[tuple[Point, int], tuple[Point, int]] = {}
     first = sweep(START)[0]
     queue: list[Point] = [START]
@@ -169,7 +169,7 @@ def best_schedule(setting: Setting, free: bool = False
     while queue:
         here = heapq.heappop(queue)
         legs, end = sweep(here)
-        states = [(n, v) for (p, n), v in value.items() if p == here]
+        states = list(value.get(here, {}).items())
         for n, (cost, pens) in states:
             if cost + end < best_end[0]:
                 best_end = (cost + end, pens, (here, n))
@@ -184,11 +184,11 @@ def best_schedule(setting: Setting, free: bool = False
                 if n >= MAX_COMPACTIONS:
                     continue
                 pen = 0.0 if free else penalty(point[0], n)
-                key = (point, n + 1)
                 total = cost + leg + pen
-                if key not in value or total < value[key][0]:
-                    value[key] = (total, pens + pen)
-                    came[key] = (here, n)
+                there = value.setdefault(point, {})
+                if n + 1 not in there or total < there[n + 1][0]:
+                    there[n + 1] = (total, pens + pen)
+                    came[(point, n + 1)] = (here, n)
     total, pens, state = best_end
     points: set[tuple[int, str]] = set()
     while state[0] != START:
