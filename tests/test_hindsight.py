@@ -199,6 +199,31 @@ def test_hindsight_is_the_cheapest_schedule_where_any_request_may_compact(kind, 
     assert all(assert_hindsight_is_the_cheapest(setting).values())
 
 
+@pytest.mark.parametrize("before", [0, 2])
+def test_hindsight_charges_a_compaction_the_information_loss_the_decision_says_there(
+        before, tmp_path):
+    """At each turn end, the penalty ④ hindsight charges the n-th compaction is the one
+    `compact-dp --json --compactions n` prints for the session as it stood when that
+    turn's message arrived (the arriving turn counted): here with the seed rule
+    (--fixed-turns), where the turns set L = requests / turns."""
+    built = turns_session([[9000, 8000], [13000, 9000], [10000], [12000, 6000]],
+                          start=27000)
+    session = read_session([str(write(tmp_path, built.text()))])
+    setting = setting_for(session, {"e_fixed": "3"}, CACHE_CLOCK, True, 0, None, None, {})
+    assert setting.forecast is None                           # the seed rule: E × L
+    turns = [i for i, line in enumerate(built.lines) if json.loads(line)["type"] == "user"
+             and isinstance(json.loads(line)["message"]["content"], str)]
+    ends = session.turn_requests()
+    assert len(ends) == len(turns) - 1 == 3
+    for j, at in zip(ends, turns[1:]):
+        cut = write(tmp_path, "\n".join(built.lines[:at + 1]) + "\n", f"cut-{j}.jsonl")
+        said = json.loads(run_main("--json", "--fixed-turns", "3", "--compactions",
+                                   str(before), str(cut)).out)
+        assert said["session"]["requests"] == j
+        assert penalty(setting, j, before) == pytest.approx(said["derived"]["info_loss"],
+                                                            rel=1e-12)
+
+
 def test_the_hand_made_sessions_make_hindsight_compact_more_than_once(tmp_path):
     """The cases above test something: in some, the best schedule compacts twice or more
     (where the cost of a leg starts to depend on the compaction before it)."""

@@ -147,6 +147,26 @@ def test_in_the_middle_of_a_turn_the_agent_compacts_exactly_at_its_threshold(kin
     assert (REQUEST, 2) not in [(where, j) for where, j, _, _ in above.compacted]
 
 
+@pytest.mark.parametrize("policy", ["hindsight", "hindsight:free"])
+@pytest.mark.parametrize("window, at", [(78000, 3), (78001, 4)])
+def test_hindsight_may_compact_in_a_turn_from_a_prompt_exactly_at_the_threshold(
+        policy, window, at, tmp_path):
+    """One long turn whose third request's prompt, 45,000 tokens, is exactly Claude Code's
+    automatic threshold in a 78,000-token window (33,000 short of it), and a hundred
+    small requests after it: the cheapest schedule compacts as early as the agent could,
+    before that request (the JSON counts requests from 1); in a window a token larger,
+    before the next one."""
+    f = write(tmp_path, turns_session([[4500, 20000, 20000] + [100] * 100],
+                                      start=5000).text())
+    assert [r.usage.prompt for r in read_session([str(f)]).requests][:3] == \
+        [5000, 25000, 45000]
+    r = run_main("replay", "--json", "--policy", policy, "--max-context", str(window),
+                 str(f))
+    assert r.status == 0, r.err
+    points = json.loads(r.out)["sessions"][0]["policies"][0]["compaction_points"]
+    assert [p["request"] for p in points][:1] == [at]
+
+
 @pytest.mark.parametrize("kind", ["claude-code", "codex"])
 def test_dp_holds_the_automatic_compaction_back_exactly_to_the_margin(kind, tmp_path,
                                                                       monkeypatch):
