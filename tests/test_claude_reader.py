@@ -278,6 +278,26 @@ def test_synthetic_errors_and_copies_of_earlier_responses_are_not_requests(tmp_p
     assert got.kinds == [USER, ASSISTANT, ASSISTANT, USER, ASSISTANT]
 
 
+@pytest.mark.parametrize("between, counted", [(1023, False), (1024, True)])
+def test_a_copy_counts_once_when_it_repeats_one_of_the_1024_responses_before_it(
+        between, counted, tmp_path):
+    """A resumed session re-sends an old response: with ``between`` other responses since
+    it, the copy repeats one of the 1,024 before it (1,023 between) and is not a request
+    again; one further back is past the window a reader remembers, and counts
+    (docs/formats.md, bad input)."""
+    s = ClaudeSession()
+    s.user("hi")
+    s.response([text("a")], (3, 1000, 0))
+    first = s.lines[-1]
+    for i in range(between):
+        s.response([text(f"r{i}")], (3, 1, 1000 + i))
+    s.lines.append(first)
+    got = read(tmp_path, s)
+    assert got.request_count == 1 + between + counted
+    assert json.loads(run_main("--json", str(write(tmp_path, s.text(), "cli.jsonl"))).out)[
+        "session"]["requests"] == 1 + between + counted
+
+
 # --- a session with its side files -----------------------------------------------------------
 
 def test_the_side_files_are_not_the_main_context(tmp_path):
