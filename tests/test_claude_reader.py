@@ -349,13 +349,19 @@ def test_the_recorded_bill_counts_the_compaction_request_and_the_sub_agent_apart
         agents["output_cost"], rel=1e-12)
 
 
+@pytest.mark.parametrize("spaced", [False, True])
 def test_an_older_sub_agent_file_beside_the_session_is_its_when_it_names_the_session(
-        tmp_path):
+        spaced, tmp_path):
+    """From older versions of Claude Code, ``agent-*.jsonl`` beside the session carry its
+    id: those are its sub-agents, whether their JSON is compact or has spaces after the
+    colons (as any Claude Code line may: docs/formats.md)."""
     path, _ = claude_with_side_files(tmp_path)
     agent = ClaudeSession(session_id=read_session([str(path)]).session_id, agent="aold")
     agent.user("look around")
     agent.response([text("ok")], (3, 2000, 0))
-    (tmp_path / "agent-aold.jsonl").write_bytes(agent.text())
+    lines = [json.dumps(json.loads(x)) if spaced else x for x in agent.lines]
+    assert ('"sessionId": "' in lines[0]) == spaced
+    (tmp_path / "agent-aold.jsonl").write_text("\n".join(lines) + "\n")
     stranger = ClaudeSession(session_id="another-session", agent="aelse")
     stranger.user("x")
     stranger.response([text("y")], (3, 2000, 0))
