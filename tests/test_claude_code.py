@@ -19,7 +19,7 @@ from compact_dp.integrations.statusline import OutOfTime, _with_budget
 from compact_dp.sessions.incremental import read_incremental
 from compact_dp.sessions.read import read_session
 
-from .conftest import clean_env, command_path, cut, run_main, transcripts
+from .conftest import ROOT, clean_env, command_path, cut, run_main, transcripts
 from .session_fixtures import ClaudeSession, claude_session, dumps, text
 
 ANSI = "\x1b["
@@ -331,6 +331,31 @@ def test_pre_compact_blocks_only_automatic_compactions_that_do_not_pay(tmp_path)
     near = hook("pre-compact", {"transcript_path": str(f), "trigger": "auto"}, tmp_path,
                 "--margin", "95")
     assert near.out == ""
+
+
+def test_when_compacting_pays_the_prompt_hook_tells_the_model_and_pre_compact_lets_it_run(
+        tmp_path, monkeypatch):
+    """The example session, decided as of a fixed moment, pays to compact: the
+    UserPromptSubmit hook prints the note Claude Code adds to the model's context — under
+    the event name Claude Code looks for, with the saving and the requests of --json — and
+    PreCompact blocks nothing (held back, a paying compaction would cost the user)."""
+    example, now = ROOT / "examples" / "claude-code.jsonl", 1_800_000_000.0
+    decided = json.loads(run_main("--json", "--now", repr(now), str(example)).out)
+    assert decided["decision"] == "compact"
+    monkeypatch.setattr(time, "time", lambda: now)
+    note = hook("user-prompt-submit", {"transcript_path": str(example), "prompt": "next",
+                                       "hook_event_name": "UserPromptSubmit"}, tmp_path)
+    assert note.status == 0 and note.err == ""
+    assert json.loads(note.out) == {"hookSpecificOutput": {
+        "hookEventName": "UserPromptSubmit", "additionalContext": (
+            "compact-dp: compacting this conversation now would pay — about "
+            f"${decided['best_benefit']:,.2f} saved over the "
+            f"~{decided['derived']['R']:,.0f} requests still expected — so if the user is "
+            "moving to a new step, suggest they run /compact.")}}
+    for trigger in ("auto", "manual"):
+        r = hook("pre-compact", {"transcript_path": str(example), "trigger": trigger},
+                 tmp_path)
+        assert (r.status, r.out, r.err) == (0, "", "")
 
 
 @pytest.mark.parametrize("data", [b"", b"nonsense", b'{"transcript_path": "/nope"}', b"[]"])

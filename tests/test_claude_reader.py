@@ -285,6 +285,26 @@ def test_synthetic_errors_and_copies_of_earlier_responses_are_not_requests(tmp_p
     assert got.kinds == [USER, ASSISTANT, ASSISTANT, USER, ASSISTANT]
 
 
+@pytest.mark.parametrize("between, counted", [(1023, False), (1024, True)])
+def test_a_copy_counts_once_when_it_repeats_one_of_the_1024_responses_before_it(
+        between, counted, tmp_path):
+    """A resumed session re-sends an old response: with ``between`` other responses since
+    it, the copy repeats one of the 1,024 before it (1,023 between) and is not a request
+    again; one further back is past the window a reader remembers, and counts
+    (docs/formats.md, bad input)."""
+    s = ClaudeSession()
+    s.user("hi")
+    s.response([text("a")], (3, 1000, 0))
+    first = s.lines[-1]
+    for i in range(between):
+        s.response([text(f"r{i}")], (3, 1, 1000 + i))
+    s.lines.append(first)
+    got = read(tmp_path, s)
+    assert got.request_count == 1 + between + counted
+    assert json.loads(run_main("--json", str(write(tmp_path, s.text(), "cli.jsonl"))).out)[
+        "session"]["requests"] == 1 + between + counted
+
+
 # --- a session with its side files -----------------------------------------------------------
 
 def test_the_side_files_are_not_the_main_context(tmp_path):
@@ -336,13 +356,19 @@ def test_the_recorded_bill_counts_the_compaction_request_and_the_sub_agent_apart
         agents["output_cost"], rel=1e-12)
 
 
+@pytest.mark.parametrize("spaced", [False, True])
 def test_an_older_sub_agent_file_beside_the_session_is_its_when_it_names_the_session(
-        tmp_path):
+        spaced, tmp_path):
+    """From older versions of Claude Code, ``agent-*.jsonl`` beside the session carry its
+    id: those are its sub-agents, whether their JSON is compact or has spaces after the
+    colons (as any Claude Code line may: docs/formats.md)."""
     path, _ = claude_with_side_files(tmp_path)
     agent = ClaudeSession(session_id=read_session([str(path)]).session_id, agent="aold")
     agent.user("look around")
     agent.response([text("ok")], (3, 2000, 0))
-    (tmp_path / "agent-aold.jsonl").write_bytes(agent.text())
+    lines = [json.dumps(json.loads(x)) if spaced else x for x in agent.lines]
+    assert ('"sessionId": "' in lines[0]) == spaced
+    (tmp_path / "agent-aold.jsonl").write_text("\n".join(lines) + "\n")
     stranger = ClaudeSession(session_id="another-session", agent="aelse")
     stranger.user("x")
     stranger.response([text("y")], (3, 2000, 0))

@@ -100,6 +100,19 @@ def test_json_writes_non_finite_numbers_as_strings():
     assert obj["derived"]["r_t"] == "inf" and obj["best_benefit"] == "inf"
 
 
+def test_json_writes_an_infinite_loss_as_minus_inf():
+    """An output price of 10³⁰⁸ $/MTok makes the summary request cost ∞: with keep none
+    the terms are k = 0's, and the net benefit and the billed dollars are −∞, which the
+    JSON writes as "-inf" (not "inf": a reader would see a boundless gain)."""
+    r = run_main("--json", "--now", "1800000000", "--p-out", "1e308",
+                 str(ROOT / "examples" / "claude-code.jsonl"))
+    obj = json.loads(r.out, parse_constant=lambda c: pytest.fail(f"{c} in the JSON"))
+    assert (obj["decision"], obj["best_k"]) == ("skip", 0)
+    terms = obj["terms"]
+    assert (terms["compact_cost"], terms["benefit"], terms["billed"]) == \
+        ("inf", "-inf", "-inf")
+
+
 @pytest.mark.parametrize("flag", ["--json", "--explain"])
 @pytest.mark.parametrize("form", ["awk", "native"])
 def test_neither_flag_changes_the_decision(flag, form):

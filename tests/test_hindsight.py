@@ -52,8 +52,8 @@ ORDER = {TURN: 0, REQUEST: 1}        # at a turn end comes before, before the re
 class Permitted(SchedulePolicy):
     """A schedule replayed as given, noting the first place the agent could not have
     followed it (``broken``, as (request, 0 turn end / 1 before it)): a compaction before
-    a request short of the automatic threshold, one with nothing to compact, or a request
-    sent uncompacted at the safety margin."""
+    a request short of the automatic threshold (where the agent compacts at turn ends),
+    one with nothing to compact, or a request sent uncompacted at the safety margin."""
 
     def __init__(self, points: set[tuple[int, str]]):
         super().__init__(points)
@@ -74,7 +74,8 @@ class Permitted(SchedulePolicy):
         s = replay.setting
         prompt = replay.prompt_now(request)
         if (replay.index, REQUEST) in self.points:
-            if s.auto is None or prompt < s.auto or not replay.context.count:
+            short = s.points == TURN and (s.auto is None or prompt < s.auto)
+            if short or not replay.context.count:
                 self._break((replay.index, 1))
             return Compact(0)
         if prompt >= s.hold_limit:
@@ -83,11 +84,11 @@ class Permitted(SchedulePolicy):
 
 
 def candidates(setting) -> list[tuple[int, str]]:
-    """Every place a compaction might go, in the order of the session: each turn end, and
-    before each request."""
+    """Every place a compaction might go, in the order of the session: each turn end
+    (where the agent compacts at them), and before each request."""
     session = setting.session
-    points = [(j, TURN) for j in session.turn_requests()] + \
-        [(j, REQUEST) for j in range(len(session.requests))]
+    ends = session.turn_requests() if setting.points == TURN else []
+    points = [(j, TURN) for j in ends] + [(j, REQUEST) for j in range(len(session.requests))]
     return sorted(points, key=lambda p: (p[0], ORDER[p[1]]))
 
 
@@ -185,6 +186,45 @@ def test_hindsight_is_the_cheapest_permitted_schedule_of_a_codex_rollout(name, t
     setting = setting_of(write(tmp_path, codex_turns(turns).text()), window)
     assert setting.points == TURN and setting.auto == window * 0.9
     assert_hindsight_is_the_cheapest(setting)
+
+
+@pytest.mark.parametrize("kind", ["claude-code", "codex"])
+def test_hindsight_is_the_cheapest_schedule_where_any_request_may_compact(kind, tmp_path):
+    """With ``--compact-at request`` every request is a point (there is no threshold to
+    wait for): the best schedule compacts, and no schedule of any requests is cheaper."""
+    built = turns_session([[9000, 8000], [13000, 9000], [10000], [12000, 6000]],
+                          start=27000) if kind == "claude-code" else \
+        codex_turns([[9000, 11000, 13000, 7000], [12000, 14000], [9000, 10000]])
+    session = read_session([str(write(tmp_path, built.text()))])
+    setting = setting_for(session, {"max_context": "80000"}, CACHE_CLOCK, True, 0, None,
+                          None, {}, points=REQUEST)
+    assert setting.points == REQUEST and setting.auto is None
+    assert all(assert_hindsight_is_the_cheapest(setting).values())
+
+
+@pytest.mark.parametrize("before", [0, 2])
+def test_hindsight_charges_a_compaction_the_information_loss_the_decision_says_there(
+        before, tmp_path):
+    """At each turn end, the penalty ④ hindsight charges the n-th compaction is the one
+    `compact-dp --json --compactions n` prints for the session as it stood when that
+    turn's message arrived (the arriving turn counted): here with the seed rule
+    (--fixed-turns), where the turns set L = requests / turns."""
+    built = turns_session([[9000, 8000], [13000, 9000], [10000], [12000, 6000]],
+                          start=27000)
+    session = read_session([str(write(tmp_path, built.text()))])
+    setting = setting_for(session, {"e_fixed": "3"}, CACHE_CLOCK, True, 0, None, None, {})
+    assert setting.forecast is None                           # the seed rule: E × L
+    turns = [i for i, line in enumerate(built.lines) if json.loads(line)["type"] == "user"
+             and isinstance(json.loads(line)["message"]["content"], str)]
+    ends = session.turn_requests()
+    assert len(ends) == len(turns) - 1 == 3
+    for j, at in zip(ends, turns[1:]):
+        cut = write(tmp_path, "\n".join(built.lines[:at + 1]) + "\n", f"cut-{j}.jsonl")
+        said = json.loads(run_main("--json", "--fixed-turns", "3", "--compactions",
+                                   str(before), str(cut)).out)
+        assert said["session"]["requests"] == j
+        assert penalty(setting, j, before) == pytest.approx(said["derived"]["info_loss"],
+                                                            rel=1e-12)
 
 
 def test_the_hand_made_sessions_make_hindsight_compact_more_than_once(tmp_path):

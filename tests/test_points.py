@@ -6,6 +6,8 @@ its value: a prompt at the threshold compacts, one a token short does not."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from compact_dp.agents import REQUEST, TURN
@@ -16,7 +18,7 @@ from compact_dp.replay.run import policy_for, setting_for
 from compact_dp.sessions.normalised import TOOL
 from compact_dp.sessions.read import read_session
 
-from .conftest import INPUTS, write
+from .conftest import INPUTS, run_main, write
 from .session_fixtures import codex_turns, turns_session
 
 CACHE_CLOCK = get_model("cache-clock")
@@ -145,6 +147,26 @@ def test_in_the_middle_of_a_turn_the_agent_compacts_exactly_at_its_threshold(kin
     assert (REQUEST, 2) not in [(where, j) for where, j, _, _ in above.compacted]
 
 
+@pytest.mark.parametrize("policy", ["hindsight", "hindsight:free"])
+@pytest.mark.parametrize("window, at", [(78000, 3), (78001, 4)])
+def test_hindsight_may_compact_in_a_turn_from_a_prompt_exactly_at_the_threshold(
+        policy, window, at, tmp_path):
+    """One long turn whose third request's prompt, 45,000 tokens, is exactly Claude Code's
+    automatic threshold in a 78,000-token window (33,000 short of it), and a hundred
+    small requests after it: the cheapest schedule compacts as early as the agent could,
+    before that request (the JSON counts requests from 1); in a window a token larger,
+    before the next one."""
+    f = write(tmp_path, turns_session([[4500, 20000, 20000] + [100] * 100],
+                                      start=5000).text())
+    assert [r.usage.prompt for r in read_session([str(f)]).requests][:3] == \
+        [5000, 25000, 45000]
+    r = run_main("replay", "--json", "--policy", policy, "--max-context", str(window),
+                 str(f))
+    assert r.status == 0, r.err
+    points = json.loads(r.out)["sessions"][0]["policies"][0]["compaction_points"]
+    assert [p["request"] for p in points][:1] == [at]
+
+
 @pytest.mark.parametrize("kind", ["claude-code", "codex"])
 def test_dp_holds_the_automatic_compaction_back_exactly_to_the_margin(kind, tmp_path,
                                                                       monkeypatch):
@@ -185,9 +207,7 @@ def test_bash_agent_compacts_before_any_request(spec):
 def test_compact_at_request_lets_every_policy_compact_inside_a_turn(tmp_path):
     """``replay --compact-at request`` on a Claude Code session: the points are requests,
     and a threshold crossed inside the tool loop compacts there, not at the turn end."""
-    import json
-
-    from .conftest import ROOT, run_main
+    from .conftest import ROOT
     example = str(ROOT / "examples" / "claude-code.jsonl")
 
     def run(*args: str) -> dict:
@@ -202,3 +222,17 @@ def test_compact_at_request_lets_every_policy_compact_inside_a_turn(tmp_path):
     bad = run_main("replay", "--compact-at", "tuesday", example)
     assert bad.status == 2 and bad.err == ("compact-dp: error: --compact-at: 'tuesday' is "
                                            "not one of request, turn\n")
+
+
+def test_with_compact_at_request_the_best_schedule_compacts_and_costs_no_more_than_dp():
+    """Where every request is a point, so is every request for hindsight: on the example
+    session its schedule compacts, and no other policy's schedule of requests is cheaper
+    in dollars than hindsight:free's (dp's is one it could have chosen)."""
+    from .conftest import ROOT
+    r = run_main("replay", "--json", "--compact-at", "request", "--policy", "dp",
+                 "--policy", "hindsight:free", "--policy", "hindsight",
+                 str(ROOT / "examples" / "claude-code.jsonl"))
+    assert r.status == 0, r.err
+    dp, free, best = json.loads(r.out)["sessions"][0]["policies"]
+    assert dp["compactions"] and free["compactions"] and best["compactions"]
+    assert free["comparable_cost"] <= min(dp["comparable_cost"], best["comparable_cost"])

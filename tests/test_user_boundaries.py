@@ -95,6 +95,35 @@ def test_pre_compact_never_blocks_at_or_past_the_margin(prompt, margin, blocked,
         assert r.out == ""
 
 
+@pytest.mark.parametrize("prompt, blocked", [(180_000, False), (179_999, True)])
+def test_pre_compact_keeps_a_10_percent_margin_when_none_is_given(prompt, blocked, tmp_path,
+                                                                  monkeypatch):
+    """Installed as `hook pre-compact`, with no --margin: the last 10 % of the window
+    (180,000 of 200,000 tokens, exactly there included) is never held back, since the
+    next request might not fit; a token short of it, a compaction that does not pay (the
+    last one left nearly all the context, so another would gain little) is."""
+    s = ClaudeSession()
+    s.user("hello")
+    s.response([text("hi")], (3, 19997, 0))
+    s.boundary("auto", 20000)                  # a compaction that left nearly all of it
+    s.summary()
+    s.response([text("continuing")], (3, prompt - 1003, 0))
+    s.user("thanks")
+    s.response([text("welcome")], (3, 1000, prompt - 1003))
+    f = write(tmp_path, s.text())
+    now = read_session([str(f)]).last_time(None) + 60
+    decided = json.loads(run_main("--json", "--now", repr(now), str(f)).out)
+    assert (decided["decision"], decided["session"]["last_request_tokens"]) == \
+        ("skip", prompt)
+    monkeypatch.setattr(time, "time", lambda: now)
+    r = run_main("hook", "pre-compact",
+                 stdin=json.dumps({"transcript_path": str(f), "trigger": "auto"}).encode(),
+                 environ={"COMPACT_DP_CACHE": str(tmp_path / "cache")})
+    assert r.status == 0 and r.err == ""
+    assert (json.loads(r.out)["decision"] if r.out else None) == \
+        ("block" if blocked else None)
+
+
 @pytest.mark.parametrize("context, action, status", [("180000", "skip", 1),
                                                      ("180001", "compact", 0)])
 def test_a_claude_code_session_is_forced_only_past_90_percent_of_its_window(

@@ -1,7 +1,8 @@
 """The cheapest schedule of compactions in hindsight, under the replay's own billing.
 
 Where the agent can compact — turn ends, and while its context is past its automatic
-threshold, until the safety margin (docs/replay.md) — choose the set of compactions that
+threshold, until the safety margin; before any request where the points are requests
+(bash-agent, ``--compact-at request``) (docs/replay.md) — choose the set of compactions that
 makes the whole session cheapest: every request's input, the summary requests, and, for
 ``hindsight`` (not ``hindsight:free``), each compaction's information penalty ④ as the
 decision counts it.  A schedule that lets the context reach the margin is not one the agent
@@ -22,6 +23,7 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_right
 
+from ..agents import REQUEST
 from ..core.models import derive
 from ..core.scan import Conversation
 from ..sessions.normalised import Request
@@ -72,8 +74,8 @@ class Sweep(Policy):
             # context it really replaces (here, with no compaction before, it is not)
             self.before = replay.spent + summary_cost(replay, request)
             return Compact(0)
-        if when == 1 and (s.auto is None or prompt < s.auto):
-            return None                   # before a request: only past the threshold
+        if when == 1 and s.points != REQUEST and (s.auto is None or prompt < s.auto):
+            return None                   # at turn ends: mid-turn only past the threshold
         self.marks.append((here, replay.spent + summary_cost(replay, request),
                            not self.blocked))
         return None
