@@ -11,7 +11,7 @@ rounding of a float sum (1e-9 $), not merely to the cent.
 A schedule the agent could have followed (docs/replay.md): compactions at turn ends, and
 before a request only once the context has reached the agent's own automatic threshold;
 and never a request sent, uncompacted, at or past the safety margin.  ``hindsight`` adds
-each compaction's information penalty ④ as the decision counts it (``penalty``);
+each compaction's information penalty ④ as the decision counts it (``Penalties``);
 ``hindsight:free`` adds none.
 """
 
@@ -25,7 +25,7 @@ import pytest
 from compact_dp.agents import REQUEST, TURN
 from compact_dp.core.models import get_model
 from compact_dp.replay.engine import Replay
-from compact_dp.replay.hindsight import best_schedule, penalty
+from compact_dp.replay.hindsight import Penalties, best_schedule
 from compact_dp.replay.policies import Compact, SchedulePolicy
 from compact_dp.replay.run import replay_session, setting_for
 from compact_dp.sessions.read import read_session
@@ -117,10 +117,11 @@ def brute_force(setting) -> dict[bool, float]:
     compaction's penalty (the n-th before request j: penalty(j, n)), or without (True)."""
     best = {True: float("inf"), False: float("inf")}
     count = 0
+    penalty = Penalties(setting)
     for _, run in every_schedule(setting):
         count += 1
         dollars = run.comparable_cost
-        loss = sum(penalty(setting, c.before, n) for n, c in enumerate(run.compactions))
+        loss = sum(penalty(c.before, n) for n, c in enumerate(run.compactions))
         best[True] = min(best[True], dollars)
         best[False] = min(best[False], dollars + loss)
     assert count > 1
@@ -223,7 +224,7 @@ def test_hindsight_charges_a_compaction_the_information_loss_the_decision_says_t
         said = json.loads(run_main("--json", "--fixed-turns", "3", "--compactions",
                                    str(before), str(cut)).out)
         assert said["session"]["requests"] == j
-        assert penalty(setting, j, before) == pytest.approx(said["derived"]["info_loss"],
+        assert Penalties(setting)(j, before) == pytest.approx(said["derived"]["info_loss"],
                                                             rel=1e-12)
 
 
@@ -254,7 +255,7 @@ def test_hindsight_may_hold_back_the_agents_own_compaction(tmp_path):
         chosen = {(j, TURN) for i, j in enumerate(ends) if mask >> i & 1}
         run = Replay(setting, SchedulePolicy(chosen, auto=True), setting.events).run()
         forced.append(run.comparable_cost + sum(
-            penalty(setting, c.before, n) for n, c in enumerate(run.compactions)))
+            Penalties(setting)(c.before, n) for n, c in enumerate(run.compactions)))
         assert run.compactions, "the threshold is crossed: the agent compacts by itself"
     assert dollars + loss < min(forced) and points == set()
 

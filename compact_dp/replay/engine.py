@@ -151,7 +151,7 @@ class Replay:
         (``copy_at``) instead of from the start."""
         s = self.setting
         session = s.session
-        boundaries, turn_ends, touches = s.marks()
+        boundaries, turn_ends, touches = s.lookups()
         if self.policy.recorded:
             turn_ends = set()                 # the recorded policy is asked nothing
         kinds = session.kinds

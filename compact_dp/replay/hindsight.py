@@ -134,11 +134,6 @@ class Penalties:
         return derive(values, Conversation.summed(1, 1, 0), setting.model, horizon).info_loss
 
 
-def penalty(setting: Setting, index: int, before: int) -> float:
-    """One ``Penalties`` value, asked once."""
-    return Penalties(setting)(index, before)
-
-
 def best_schedule(setting: Setting, free: bool = False
                   ) -> tuple[set[tuple[int, str]], float, float]:
     """The cheapest schedule's points (request index, "turn" or "request"), its billed

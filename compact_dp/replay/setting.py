@@ -56,7 +56,7 @@ class Setting:
         self.hold_limit = window * (1 - hold_margin / 100)
         self.compaction_usage = compaction_usage or []
         self._prices: dict[str | None, Prices] = {}
-        self._marks: tuple[dict[int, Compaction], set[int], dict[int, list[float]]] | None \
+        self._lookups: tuple[dict[int, Compaction], set[int], dict[int, list[float]]] | None \
             = None
         first = next((p for p in session.segment_prefixes if p is not None), None)
         self.V0: float = values["V"].num if first is None else first
@@ -69,20 +69,20 @@ class Setting:
         self.forecast: Callable[[float], tuple[float, str]] | None = None
         self.ender: Callable[[float, float], float] | None = None    # the end chance
 
-    def marks(self) -> tuple[dict[int, Compaction], set[int], dict[int, list[float]]]:
+    def lookups(self) -> tuple[dict[int, Compaction], set[int], dict[int, list[float]]]:
         """What every run looks up as it goes, worked out once for the session (hindsight
         runs hundreds): the recorded boundaries by message, the requests a turn end comes
         before (where the points are turn ends), and the unanswered prompts' times by the
         request they came before."""
-        if self._marks is None:
+        if self._lookups is None:
             session = self.session
             touches: dict[int, list[float]] = {}
             for j, when in session.touches:
                 touches.setdefault(j, []).append(when)
-            self._marks = ({c.at: c for c in session.compactions},
+            self._lookups = ({c.at: c for c in session.compactions},
                            set(session.turn_requests()) if self.points == TURN else set(),
                            touches)
-        return self._marks
+        return self._lookups
 
     def prices(self, model: str | None) -> Prices:
         """The request's model's prices: --price, else the table, else the parameters."""
