@@ -11,7 +11,7 @@ STATS  := --turns 5 --requests 40 --input-tokens 400000
 # A regular (not editable) install, re-done when the sources change: an editable install
 # adds an import hook to every start of this venv's Python (~10 ms), and the tests time
 # nothing but they do run the installed command.
-$(READY): pyproject.toml $(shell find compact_dp agent_hooks -type f -not -path '*/__pycache__/*')
+$(READY): pyproject.toml setup.py $(shell find compact_dp agent_hooks -type f -not -path '*/__pycache__/*')
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet '.[test]'
@@ -36,10 +36,12 @@ demo: $(READY)
 	  $(BIN)/compact-dp replay --policy recorded --policy dp ../shared/transcripts/claude-code | tail -12; \
 	fi
 
+# pytest on every core (-n auto, pytest-xdist): the suite is subprocess-heavy and keeps
+# `make test` under two minutes on two cores, the compiled build's set-up included.
 test: $(READY)
 	$(BIN)/python -m mypy
 	$(BIN)/python -m ruff check .
-	$(BIN)/python -m pytest -q -rs
+	$(BIN)/python -m pytest -q -rs -n auto
 
 # The examples of the README and docs/replay.md, run again; the README's real-session
 # sections, computed from ../shared.

@@ -216,11 +216,12 @@ def test_every_reader_takes_a_line_of_any_shape_and_never_raises(case):
 @pytest.mark.parametrize("bug", [TypeError, AttributeError, KeyError, IndexError])
 def test_a_bug_in_a_reader_is_an_internal_error_not_a_malformed_line(bug, monkeypatch,
                                                                       tmp_path):
-    from compact_dp.sessions.claude_code import ClaudeCodeReader
+    # (a compiled reader's class cannot be patched, but the recorder it calls can)
+    from compact_dp.sessions.recorder import Recorder
 
     def broken(self, *args):
         raise bug("a reader bug")
-    monkeypatch.setattr(ClaudeCodeReader, "_user", broken)
+    monkeypatch.setattr(Recorder, "message", broken)
     r = run_main(str(write(tmp_path, claude_session().text())),
                  environ={"COMPACT_DP_DEBUG": ""})
     assert r.status == 2 and "malformed" not in r.err

@@ -191,8 +191,8 @@ def test_every_field_of_replay_json(tmp_path):
         "total_cost": recorded_in + out_cost})
     prompts = [10003.0, 10303.0, 10503.0]
     run = {"requests": 3, "compactions": 0, "forced": 0, "input_cost": recorded_in,
-           "output_cost": out_cost, "summary_cost": 0, "summary_output_cost": 0,
-           "unrecorded_cost": 0, "comparable_cost": recorded_in,
+           "output_cost": out_cost, "summary_cost": 0.0, "summary_output_cost": 0.0,
+           "unrecorded_cost": 0.0, "comparable_cost": recorded_in,
            "total_cost": recorded_in + out_cost, "cache_read_tokens": 20300.0,
            "cache_write_tokens": 10500.0, "peak_context": 10503.0,
            "mean_context": sum(prompts) / 3, "cache_hit_share": 20300 / sum(prompts),

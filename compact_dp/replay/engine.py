@@ -17,8 +17,6 @@ empty) gives that many tokens as read.
 
 from __future__ import annotations
 
-import copy
-
 from ..core.scan import Conversation
 from ..core.search import L_INSTR
 from ..sessions.normalised import ASSISTANT, CONTEXT, TOOL, USER, Compaction, Request, Usage
@@ -29,6 +27,8 @@ from .setting import Events, Setting
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import ClassVar
+
     from ..pricing.table import Prices
 
 AT_TURN_END, BEFORE_REQUEST = "turn", "request"
@@ -88,6 +88,13 @@ class Context:
         self.count -= len(drop)
         self.users -= sum(1 for i in drop if self.kinds[i] == USER)
 
+    def copy(self) -> Context:
+        twin = Context(self.tokens, self.kinds, self.listed)
+        twin.indices = list(self.indices)
+        twin.total, twin.count, twin.users, twin.extra = (self.total, self.count, self.users,
+                                                          self.extra)
+        return twin
+
     def token_list(self) -> list[int]:
         return [self.tokens[i] for i in self.indices]
 
@@ -104,6 +111,11 @@ class Context:
 
 class Replay:
     """One policy over one session."""
+
+    # what ``copy_at`` copies as it is (the rest it copies apart: context, caches, result)
+    SCALARS: ClassVar[tuple[str, ...]] = (
+        "prefix", "diverged", "ttl", "turns", "requests", "billed_input", "last_prompt",
+        "last_llm", "skip_context", "index", "position", "spent")
 
     def __init__(self, setting: Setting, policy: Policy, events: Events | None = None):
         self.setting, self.policy = setting, policy
@@ -205,11 +217,11 @@ class Replay:
         """This replay as it stands at the point its policy is being asked about (its
         policy keeps ``copies``), to be given a policy and run on from there
         (``run(position)``): the same context, caches and counts, a result of its own."""
-        twin = copy.copy(self)
-        twin.context = copy.copy(self.context)
-        twin.context.indices = list(self.context.indices)
+        twin = Replay(self.setting, self.policy, self.events)
+        for name in self.SCALARS:
+            setattr(twin, name, getattr(self, name))
+        twin.context = self.context.copy()
         twin.caches = {llm: cache.copy() for llm, cache in self.caches.items()}
-        twin.result = Run(self.policy.name)
         twin.result.compactions = list(self.result.compactions)
         return twin, self.position
 

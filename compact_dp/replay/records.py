@@ -60,29 +60,29 @@ class Run:
     @property
     def input_cost(self) -> float:
         """Every request's input side, the summary requests' included."""
-        return sum(r.input_cost for r in self._all())
+        return sum((r.input_cost for r in self._all()), 0.0)
 
     @property
     def output_cost(self) -> float:
-        return sum(r.output_cost for r in self._all())
+        return sum((r.output_cost for r in self._all()), 0.0)
 
     @property
     def summary_cost(self) -> float:
-        return sum(c.request.input_cost + c.request.output_cost for c in self.compactions)
+        return sum((c.request.input_cost + c.request.output_cost for c in self.compactions), 0.0)
 
     @property
     def unrecorded_cost(self) -> float:
         """Input of what the recording does not bill: summary requests with no file of
         them beside the session, unanswered prompts.  Left out when comparing with the
         recorded bill."""
-        return sum(c.request.input_cost for c in self.compactions if not c.request.billed) + \
-            sum(t.input_cost for t in self.touches)
+        return sum((c.request.input_cost for c in self.compactions if not c.request.billed),
+                   0.0) + sum((t.input_cost for t in self.touches), 0.0)
 
     @property
     def summary_output_cost(self) -> float:
         """The summaries written (S tokens each at the output price: a recorded summary's
         own output count is a mid-stream snapshot, so S stands in for it too)."""
-        return sum(c.request.output_cost for c in self.compactions)
+        return sum((c.request.output_cost for c in self.compactions), 0.0)
 
     @property
     def comparable_cost(self) -> float:
@@ -92,17 +92,17 @@ class Run:
 
     @property
     def peak_context(self) -> float:
-        return max((r.prompt for r in self.requests), default=0)
+        return max((r.prompt for r in self.requests), default=0.0)
 
     @property
     def mean_context(self) -> float:
-        return sum(r.prompt for r in self.requests) / len(self.requests) \
+        return sum((r.prompt for r in self.requests), 0.0) / len(self.requests) \
             if self.requests else 0.0
 
     @property
     def cache_hit_share(self) -> float:
-        total = sum(r.prompt for r in self._all())
-        return sum(r.read for r in self._all()) / total if total else 0.0
+        total = sum((r.prompt for r in self._all()), 0.0)
+        return sum((r.read for r in self._all()), 0.0) / total if total else 0.0
 
     def summary(self, detail: bool = False) -> Doc:
         """The run's totals (plain data); ``detail``: also every request's prompt
@@ -119,8 +119,8 @@ class Run:
                 "unrecorded_cost": self.unrecorded_cost,
                 "comparable_cost": self.comparable_cost,
                 "total_cost": self.input_cost + self.output_cost,
-                "cache_read_tokens": sum(r.read for r in self._all()),
-                "cache_write_tokens": sum(r.written for r in self._all()),
+                "cache_read_tokens": sum((r.read for r in self._all()), 0.0),
+                "cache_write_tokens": sum((r.written for r in self._all()), 0.0),
                 "peak_context": self.peak_context, "mean_context": self.mean_context,
                 "cache_hit_share": self.cache_hit_share, **(self.detail() if detail else {})}
 

@@ -32,10 +32,6 @@ from .normalised import ASSISTANT, CONTEXT, TOOL, USER, count
 from .reader import LineReader
 from .timefmt import parse_time
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from .normalised import State
-
 FORMAT = "claude-code"
 MARKUP = ("<command-name>", "<command-message>", "<command-args>", "<local-command-",
           "<task-notification>", "<bash-input>", "<bash-stdout>", "<bash-stderr>",
@@ -91,13 +87,6 @@ def usage_numbers(usage: dict[str, object]) -> list[int]:
 class ClaudeCodeReader(LineReader):
     """Feeds parsed lines into the recorder."""
 
-    @classmethod
-    def from_state(cls, state: State) -> ClaudeCodeReader:
-        reader = super().from_state(state)
-        assert isinstance(reader, ClaudeCodeReader)
-        reader.known = set(reader.recent)
-        return reader
-
     format = FORMAT
     FIELDS = LineReader.FIELDS + ("sidechains", "after_boundary", "last_key",
                                   "last_message", "recent", "before", "waiting")
@@ -115,6 +104,9 @@ class ClaudeCodeReader(LineReader):
         self.recent: list[int] = []             # the last RECENT responses, oldest first
         self.known: set[int] = set()            # the same, to look up
         self.skipped.update(sidechain=0, synthetic=0, duplicate=0)
+
+    def resumed(self) -> None:
+        self.known = set(self.recent)
 
     def feed(self, obj: object) -> None:
         """One parsed line."""

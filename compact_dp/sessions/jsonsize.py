@@ -16,6 +16,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 ESCAPED = b'"\\\n\r\t'              # the characters compact JSON writes with a backslash
+# A value nested deeper than this is not sized: the line is malformed, whether the
+# stack would have held it or not (compiled, it would; in Python, about 480 deep).
+MAX_DEPTH = 400
+DEEPER = f"nested deeper than {MAX_DEPTH}"
 
 
 def string_size(s: str) -> int:
@@ -35,7 +39,7 @@ def sizer(number: Callable[[Any], int]) -> Callable[[Any], int]:
         n = keys[k] = string_size(k)
         return n
 
-    def size(x: Any) -> int:
+    def size(x: Any, depth: int = 0) -> int:
         """Bytes of ``x``, a parsed JSON value, as compact JSON (separators ``,`` and
         ``:``, UTF-8, unescaped).  The kinds a message is made of come first; a string
         value in an object is sized in place (most values are)."""
@@ -43,12 +47,16 @@ def sizer(number: Callable[[Any], int]) -> Callable[[Any], int]:
         if kind is str:
             return string_size(x)
         if kind is list:
-            return 1 + len(x) + sum([size(v) for v in x]) if x else 2
+            if depth >= MAX_DEPTH:
+                raise RecursionError(DEEPER)
+            return 1 + len(x) + sum([size(v, depth + 1) for v in x]) if x else 2
         if kind is dict:
+            if depth >= MAX_DEPTH:
+                raise RecursionError(DEEPER)
             n = 1 + len(x) if x else 2
             for k, v in x.items():
                 n += (keys.get(k) or key_size(str(k))) + 1
-                n += string_size(v) if type(v) is str else size(v)
+                n += string_size(v) if type(v) is str else size(v, depth + 1)
             return n
         if x is None:
             return 4

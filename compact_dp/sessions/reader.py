@@ -14,6 +14,7 @@ from .recorder import Recorder
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import ClassVar
 
     from .normalised import State
 
@@ -23,8 +24,8 @@ class LineReader:
 
     format = ""
     unit = "line(s)"                      # what a skipped count counts, in words
-    FIELDS: tuple[str, ...] = ("skipped", "recognised", "seen_lines", "session_id", "cwd",
-                               "started", "window", "now")
+    FIELDS: ClassVar[tuple[str, ...]] = ("skipped", "recognised", "seen_lines", "session_id",
+                                         "cwd", "started", "window", "now")
 
     def __init__(self, tokens: str = "auto", keep: bool = True) -> None:
         self.rec = Recorder(self.format, tokens, keep)
@@ -78,11 +79,15 @@ class LineReader:
 
     @classmethod
     def from_state(cls, state: State) -> LineReader:
-        reader = cls.__new__(cls)
-        for name, value in state["fields"].items():
+        reader = cls()                     # (then every field as saved: a compiled class
+        for name, value in state["fields"].items():   # has no __new__ to skip __init__)
             setattr(reader, name, value)
         reader.rec = Recorder.from_state(state["recorder"])
+        reader.resumed()
         return reader
+
+    def resumed(self) -> None:
+        """Rebuild what the saved fields imply (a reader's lookups, not saved twice)."""
 
 
 # The readers check every shape they read (tests/test_bad_input.py feeds them any JSON), so

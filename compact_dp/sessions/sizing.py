@@ -42,6 +42,8 @@ from ..core.scan import token_size
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import ClassVar
+
     from .normalised import State
 
 USAGE, BYTES = "usage", "bytes"
@@ -75,9 +77,10 @@ class Sizer:
     only the sums of the live context.  Its state is plain data (``state()``), so a reader
     can be saved after any line and resumed."""
 
-    FIELDS = ("mode", "keep", "tokens", "n", "grown", "weighed", "start", "started",
-              "prefix", "have", "last_prompt", "last_seen", "pending", "run_open",
-              "summary", "left", "segments")
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "mode", "keep", "tokens", "n", "grown", "weighed", "start", "started", "prefix",
+        "have", "last_prompt", "last_seen", "pending", "run_open", "summary", "left",
+        "segments")
 
     def __init__(self, mode: str = USAGE, keep: bool = True):
         self.mode, self.keep = mode, keep
@@ -102,7 +105,7 @@ class Sizer:
 
     @classmethod
     def from_state(cls, state: State) -> Sizer:
-        sizer = cls.__new__(cls)
+        sizer = cls()                      # (then every field as saved)
         for name in cls.FIELDS:
             setattr(sizer, name, state[name])
         return sizer
