@@ -46,49 +46,46 @@ class Moment:
         self.index, self.kind, self.time, self.session = index, kind, time, session
 
 
-class _Watching(Recorder):
-    """A recorder that keeps a copy of itself at every point, as it reads.
+class _Watching:
+    """Told by a recorder before each message and request, it keeps a copy of the
+    recorder's state at every point, as the session is read.
 
     A request is read after its reply (Claude Code's assistant line is both; Codex reports
     the usage after the output items), so the copy before request j is the one taken when
     exactly the messages it saw had been read."""
 
-    def setup(self, reader: object, every: int | None) -> None:
-        self.reader, self.every = reader, every
+    def __init__(self, recorder: Recorder, reader: object, every: int | None) -> None:
+        self.recorder, self.reader, self.every = recorder, reader, every
         self.moments: list[tuple[int, str, float | None, State]] = []
         self.turn_seen = False
         self.before: dict[int, State] = {}    # message count → a copy, at a request point
 
     def _next(self) -> int:
-        return self.request_count + (self.open is not None)
+        return self.recorder.request_count + (self.recorder.open is not None)
 
     def _copy(self) -> State:
-        copy: State = marshal.loads(marshal.dumps(self.state()))
+        copy: State = marshal.loads(marshal.dumps(self.recorder.state()))
         return copy
 
     def _at_point(self) -> bool:
         j = self._next()
         return bool(self.every and j and j % self.every == 0 and not self.turn_seen)
 
-    def message(self, kind: str, nbytes: int, left: bool | None = None) -> int:
+    def message(self, kind: str) -> None:
         if kind == USER and not self.turn_seen and self._next() >= 1:
             self.turn_seen = True
             self.moments.append((self._next(), "turn", getattr(self.reader, "now", None),
                                  self._copy()))
         if self._at_point():
-            self.before.setdefault(self.message_count, self._copy())
-        return super().message(kind, nbytes, left)
+            self.before.setdefault(self.recorder.message_count, self._copy())
 
-    def request(self, seen: int, time: float | None, model: str | None,
-                usage: list[int] | None, key: int | None = None,
-                sent: float | None = None) -> None:
+    def request(self, seen: int, time: float | None, sent: float | None) -> None:
         if self._at_point():
             state = self.before.get(seen)
             self.moments.append((self._next(), "request", sent if sent is not None else time,
                                  state if state is not None else self._copy()))
         self.before = {}
         self.turn_seen = False
-        super().request(seen, time, model, usage, key, sent)
 
 
 def moments(path: str, fmt: str, every: int | None = None) -> list[Moment]:
@@ -97,9 +94,8 @@ def moments(path: str, fmt: str, every: int | None = None) -> list[Moment]:
     from ..sessions.read import CLAUDE_MARKERS, reader_for
 
     reader = reader_for(fmt, keep=False)
-    watch = _Watching(fmt, "auto", keep=False)
-    watch.setup(reader, every)
-    reader.rec = watch
+    watch = _Watching(reader.rec, reader, every)
+    reader.rec.watcher = watch
     markers = CLAUDE_MARKERS if fmt == "claude-code" else None
     with open(path, "rb") as f:
         for line in f:

@@ -17,7 +17,7 @@ from .sizing import BYTES, USAGE, Sizer
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, ClassVar
 
     from .normalised import State
 
@@ -29,12 +29,12 @@ TOKEN_MODES = ("auto", USAGE, BYTES)
 class Recorder:
     """Events in, a ``Session`` out (``session()``); ``keep``: a full session."""
 
-    FIELDS = ("format", "keep", "kinds", "nbytes", "requests", "compactions", "touches",
-              "open",
-              "request_count", "usage_count", "input_tokens", "output_tokens", "llms",
-              "llm", "last", "last_times", "ttl", "user_messages", "turn_events",
-              "live_start", "live_users", "live_user_list", "aftermath", "seeking", "sides",
-              "waiting", "last_kind")
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "format", "keep", "kinds", "nbytes", "requests", "compactions", "touches", "open",
+        "request_count", "usage_count", "input_tokens", "output_tokens", "llms", "llm",
+        "last", "last_times", "ttl", "user_messages", "turn_events", "live_start",
+        "live_users", "live_user_list", "aftermath", "seeking", "sides", "waiting",
+        "last_kind")
 
     def __init__(self, format: str, tokens: str = "auto", keep: bool = True):
         self.format, self.keep = format, keep
@@ -62,6 +62,9 @@ class Recorder:
         self.sides = format == "codex"           # look for side requests (Codex's)
         self.waiting: list[list[Any]] = []       # requests that may be side requests (ROW, …)
         self.last_kind: str | None = None        # the newest message's kind
+        # told before every message and request: ``message(kind)``, ``request(seen, time,
+        # sent)`` (backtest copies the state there)
+        self.watcher: Any = None
 
     # --- saving and resuming ----------------------------------------------------------------
 
@@ -72,7 +75,7 @@ class Recorder:
 
     @classmethod
     def from_state(cls, state: State) -> Recorder:
-        recorder = cls.__new__(cls)
+        recorder = cls(state["format"])        # (then every field as saved)
         for name in cls.FIELDS:
             setattr(recorder, name, state[name])
         recorder.sizer = Sizer.from_state(state["sizer"])
@@ -87,6 +90,8 @@ class Recorder:
     def message(self, kind: str, nbytes: int, left: bool | None = None) -> int:
         """A new message; returns its index.  ``left``: it is part of what the last
         compaction left (None: by the opening-context rule of ``sizing``)."""
+        if self.watcher is not None:
+            self.watcher.message(kind)
         index = self.sizer.n
         self.sizer.message(kind == CONTEXT, nbytes, left)
         self.last_kind = kind
@@ -112,6 +117,8 @@ class Recorder:
         """A request that saw ``messages[:seen]``; usage is [uncached input, 5-minute
         writes, 1-hour writes, reads, output] or None.  It stays open to ``usage`` (a
         response's later lines) until the next request or compaction."""
+        if self.watcher is not None:
+            self.watcher.request(seen, time, sent)
         self._close()
         self.open = [min(max(0, seen), self.sizer.n), time, model, usage,
                      len(self.aftermath), key, time if sent is None else sent, time]
