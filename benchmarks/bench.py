@@ -26,7 +26,9 @@ ratios, not the milliseconds.  Sections:
    (every id rewritten per copy, so nothing collapses), replayed with --policy recorded and
    with the four default policies, in MB per CPU-second (user + sys of every process),
    next to ``ccusage session --json --offline`` on the same tree where npx can install it;
-   and replay's fast reading checked against the standard one on every corpus file.
+   the same for the corpus's sessions as they came, laid out as a user's home (replay with
+   no FILE); and replay's fast reading checked against the standard one on every corpus
+   file.
    ``--history-only`` runs just this.
 
 The goals are checked at the end; the exit status is 1 when one is missed.
@@ -469,6 +471,49 @@ def history_section(cdp: str, runs: int, goals: list) -> None:
                   f"{argv[2]}, npx included"))
 
 
+def corpus_home() -> Path | None:
+    """The corpus's Claude Code sessions as they came, laid out as a user's home
+    (``<home>/.claude/projects/<repo>/...``): real sessions of other projects, read the
+    way ``compact-dp replay`` with no FILE reads a user's own.  Copied once under
+    benchmarks/data/ (gitignored)."""
+    corpus = corpus_folder()
+    if corpus is None:
+        return None
+    home = DATA / "home_corpus_v1"
+    if not (home / ".done").exists():
+        if home.exists():
+            shutil.rmtree(home)
+        shutil.copytree(corpus / "claude-code", home / ".claude" / "projects")
+        (home / ".done").write_text("")
+    return home
+
+
+def home_section(cdp: str, runs: int, goals: list) -> None:
+    """``compact-dp replay --policy recorded`` with no FILE (the default folders) against
+    ``ccusage session --json --offline`` on a home holding the corpus's sessions."""
+    home = corpus_home()
+    if home is None:
+        return
+    files = list((home / ".claude" / "projects").rglob("*.jsonl"))
+    mb = sum(f.stat().st_size for f in files) / 1e6
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("CLAUDE_CONFIG_DIR", "CODEX_HOME")}
+    env["HOME"] = str(home)
+    cpu, _ = best_cpu([cdp, "replay", "--json", "--policy", "recorded"], runs, env)
+    print(f"\nthe corpus as a home: {mb:,.0f} MB, {len(files):,} files; "
+          f"`compact-dp replay --policy recorded` (no FILE): {cpu:.2f} CPU-s, "
+          f"{mb / cpu:.0f} MB/CPU-s")
+    argv, note = ccusage_command(home / ".claude")
+    if argv is None:
+        print(f"  ccusage: not run ({note})")
+        return
+    theirs, _ = best_cpu(argv, runs, dict(env, CLAUDE_CONFIG_DIR=str(home / ".claude")))
+    print(f"  {' '.join(argv[2:])}: {theirs:.2f} CPU-s ({note}); compact-dp takes "
+          f"{cpu / theirs:.2f}× its CPU time")
+    goals.append(("home: replay recorded CPU / ccusage CPU", cpu / theirs, 1.0,
+                  f"{mb:,.0f} MB of real sessions"))
+
+
 def fast_reading_check(goals: list) -> None:
     """Replay's reading (orjson where it gives the same numbers) against the standard
     reading, every number of every Claude Code file of the corpus (the tests sample it)."""
@@ -629,6 +674,7 @@ def main() -> int:
     goals: list = []
     results = {} if args.history_only else decision_sections(args, cdp, sizes, goals)
     history_section(cdp, args.history_runs, goals)
+    home_section(cdp, args.history_runs, goals)
     fast_reading_check(goals)
     print("\ngoal" + " " * 44 + "value   limit")
     ok = True

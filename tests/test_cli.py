@@ -460,6 +460,36 @@ def test_native_decision_imports_no_heavy_module():
                                                             "pydantic"}
 
 
+def test_the_commands_for_people_start_without_pydantic():
+    """typer would build a pydantic adapter per option (~70 ms a run); typerkit passes the
+    values on as typer would have coerced them, and the library validates them."""
+    imported = imported_by("replay", "--json", "--policy", "recorded", EX)
+    assert "typer" in imported and "pydantic" not in imported
+
+
+@pytest.mark.parametrize("argv", [[], ["a"], ["a", "b"], ["--one", "v"], ["--one", "-"],
+                                  ["--many", "x", "--many", "y"], ["--many", "x"],
+                                  ["--flag"], ["--", "-x"], ["a", "--flag", "--one", "1"]])
+def test_a_command_gets_its_values_as_typers_own_coercion_gives_them(argv):
+    import typer
+
+    from compact_dp.cli.options import Option
+    from compact_dp.cli.typerkit import command
+
+    def values(plain: bool) -> dict:
+        got: list[dict] = []
+        options = [Option("--one", "one", "h"), Option("--many", "many", "h", multiple=True),
+                   Option("--flag", "flag", "h", takes_value=False)]
+        cmd = command("x", lambda **kw: got.append(kw) or 0, options, "files", "doc")
+        if plain:                      # typer's own classes: its pydantic coercion
+            for p in cmd.params:
+                p.__class__ = typer.core.TyperArgument if isinstance(
+                    p, typer.core.TyperArgument) else typer.core.TyperOption
+        cmd.main(list(argv), standalone_mode=False)
+        return {k: (type(v), v) for k, v in got[0].items()}
+    assert values(plain=False) == values(plain=True)
+
+
 # --- a full disk -------------------------------------------------------------------------
 
 STATUS = json.dumps({"transcript_path": str(ROOT / "examples" / "claude-code.jsonl")}).encode()

@@ -7,16 +7,15 @@ from collections.abc import Callable
 from typing import Any
 
 import typer
+from typer._click import Context
 
 from ..version import DOCS
 from .options import Option, not_empty
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    # what typer.main.get_command returns and a parameter is shown in: typer vendors click
-    # and exports no name for them
+    # what typer.main.get_command returns: typer vendors click and exports no name for it
     from typer._click import Command as Command
-    from typer._click import Context
 
 
 def typer_parameter(o: Option) -> inspect.Parameter:
@@ -44,12 +43,35 @@ def files_parameter(help: str, metavar: str = "FILE") -> inspect.Parameter:
                                                     show_default=False, help=help))
 
 
+class _AsGiven:
+    """typer's coercion of what these commands declare — a string or None, strings or
+    None, a flag — is the value as parsed: this gives it without the pydantic adapter
+    typer would build per parameter (importing pydantic and building them cost ~70 ms of
+    every run; the library validates the values itself).  tests/test_cli.py checks that a
+    command gets what typer's own coercion gives."""
+
+    def coerce(self, value: Any, param: Any = None, ctx: Any = None) -> Any:
+        return value
+
+
+AS_GIVEN = _AsGiven()
+HELP_NAMES = ["-h", "--help"]
+
+
+class _Option(typer.core.TyperOption):
+    def get_runtime_param(self) -> Any:
+        return AS_GIVEN
+
+
 class _Operands(typer.core.TyperArgument):
     """The FILE... argument as help pages write it: ``[FILE]...`` in the usage line and
     ``FILE`` in the list, without the Python type typer adds (``FILE <list[str]>``)."""
 
     def display_type_rich(self, ctx: Context) -> None:
         return None
+
+    def get_runtime_param(self) -> Any:
+        return AS_GIVEN
 
 
 def command(name: str, func: Callable[..., int], options: list[Option], files_help: str,
@@ -69,11 +91,15 @@ def command(name: str, func: Callable[..., int], options: list[Option], files_he
          *(typer_parameter(o) for o in options)])
     app = typer.Typer(add_completion=False, pretty_exceptions_enable=False,
                       rich_markup_mode=None,
-                      context_settings={"help_option_names": ["-h", "--help"]})
+                      context_settings={"help_option_names": HELP_NAMES})
     # \b: click must not rewrap the line (it would cut the address at a hyphen)
     app.command(name=name, epilog=f"\b\nDocumentation: {DOCS}")(wrapper)
     cmd = typer.main.get_command(app)
-    for p in cmd.params:
-        if isinstance(p, typer.core.TyperArgument):
+    # --help is made on first use, then kept: made here, it is coerced as given too
+    helper = cmd.get_help_option(Context(cmd, help_option_names=HELP_NAMES))
+    for p in [*cmd.params, helper]:
+        if type(p) is typer.core.TyperArgument:
             p.__class__ = _Operands
+        elif type(p) is typer.core.TyperOption:
+            p.__class__ = _Option
     return cmd
