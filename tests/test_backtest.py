@@ -195,6 +195,21 @@ def stamp_seconds(line: str) -> float:
                                   ).timestamp()
 
 
+def test_a_line_nested_too_deep_is_skipped_as_every_reading_skips_it(env, tmp_path):
+    """A line too deep to size (jsonsize.MAX_DEPTH) is a malformed line to the decision and
+    to replay; backtest reads the moments with the same rules, so it skips it too (it once
+    stopped there with an internal error)."""
+    known = Known(tmp_path, A_TURNS, 4000, "a.jsonl")
+    deep = json.dumps({"type": "user", "message": {"role": "user", "content": "X"}})
+    deep = deep.replace('"X"', "[" * 450 + "]" * 450)
+    lines = known.path.read_text().splitlines()
+    bad = tmp_path / "b.jsonl"
+    bad.write_text("\n".join(lines[:3] + [deep] + lines[3:]) + "\n")
+    clean = backtest(env, str(known.path))
+    assert json.dumps(backtest(env, str(bad))).replace(str(bad), str(known.path)) == \
+        json.dumps(clean)
+
+
 @pytest.mark.parametrize("every", [None, 5])
 def test_each_point_puts_what_was_said_then_beside_what_happened(every, env, tmp_path):
     known = Known(tmp_path, A_TURNS, 4000, "a.jsonl")

@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from .conftest import ROOT, clean_env, command_path
+from .session_fixtures import claude_session
 from .test_bad_input import a_field_wrong_in_every_line
 from .test_fast import ODD_LINES, claude_lines_with_a_value_changed, session_with
 
@@ -131,6 +132,30 @@ def test_the_lines_orjson_reads_otherwise_are_read_alike_by_both_builds(tmp_path
         files.append(str(f))
     compiled, pure = both_builds({"files": files}, tmp_path)
     assert compiled == pure
+
+
+def test_lines_nested_about_as_deep_as_the_parser_goes_are_read_alike_by_both_builds(
+        tmp_path):
+    """How deep the standard parser goes depends on the Python frames below it, and compiled
+    code leaves none: a line nested ~985 deep parsed in one build and not in the other (a
+    Claude Code line was "malformed" in one, "not JSON" in the other; an OpenAI message
+    inside as many arrays was counted by one, skipped by the other).  Both call any line
+    nested past jsonsize.MAX_DEPTH malformed, parsed or not."""
+    claude = claude_session()
+    files = []
+    for depth in range(940, 1001):
+        nested = "[" * depth + "]" * depth
+        deep = claude.lines[2].replace('"content":"', '"content":' + nested + ',"x":"', 1)
+        f = tmp_path / f"claude{depth}.jsonl"
+        f.write_bytes(session_with(deep))
+        g = tmp_path / f"openai{depth}.jsonl"
+        g.write_text('{"role":"system","content":"s"}\n' + "[" * depth +
+                     '{"role":"user","content":"hi"}' + "]" * depth +
+                     '\n{"role":"assistant","content":"ok"}\n')
+        files += [str(f), str(g)]
+    compiled, pure = both_builds({"files": files}, tmp_path)
+    assert compiled == pure
+    assert "not JSON" not in pure and pure.count("1 line(s) are malformed") == 2 * 61
 
 
 EXAMPLES = [ROOT / "examples" / "claude-code.jsonl", ROOT / "examples" / "codex.jsonl",

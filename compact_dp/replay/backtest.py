@@ -90,22 +90,24 @@ class _Watching:
 
 def moments(path: str, fmt: str, every: int | None = None) -> list[Moment]:
     """The session as compact-dp would have seen it at each point (read once)."""
-    from ..lightjson import loads
-    from ..sessions.read import CLAUDE_MARKERS, reader_for
+    from ..sessions.read import (
+        CLAUDE_MARKERS,
+        chunks,
+        feed_block,
+        finish_tail,
+        line_blocks,
+        reader_for,
+    )
 
     reader = reader_for(fmt, keep=False)
     watch = _Watching(reader.rec, reader, every)
     reader.rec.watcher = watch
     markers = CLAUDE_MARKERS if fmt == "claude-code" else None
-    with open(path, "rb") as f:
-        for line in f:
-            if not line.strip() or markers is not None and not any(m in line for m in markers):
-                continue
-            try:
-                obj = loads(line)
-            except (ValueError, RecursionError):
-                continue
-            reader.feed(obj)
+    rest: list[bytes] = []
+    with open(path, "rb") as f:               # the lines as the reading takes them
+        for block in line_blocks(chunks(f, b""), rest):
+            feed_block(reader, block, markers)
+    finish_tail(reader, b"".join(rest), markers)
     out = []
     for index, kind, time, state in watch.moments:
         snapshot = Recorder.from_state(state).session(path)

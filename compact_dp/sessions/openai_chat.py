@@ -9,7 +9,7 @@ from the content (``--tokens bytes``).
 
 from __future__ import annotations
 
-from .jsonsize import json_size
+from .jsonsize import DEEPER, MAX_DEPTH, json_size
 from .normalised import ASSISTANT, CONTEXT, TOOL, USER
 from .reader import LineReader
 
@@ -30,14 +30,18 @@ class OpenAIChatReader(LineReader):
         self.seen_lines += 1
         self._feed(obj)
 
-    def _feed(self, obj: object) -> None:
+    def _feed(self, obj: object, depth: int = 0) -> None:
+        """``depth``: the arrays around ``obj``, bounded as ``jsonsize`` bounds them (not
+        by the stack, which compiled code does not use up)."""
         if isinstance(obj, list):                        # a whole array on one line
+            if depth >= MAX_DEPTH:
+                raise RecursionError(DEEPER)
             for item in obj:
-                self._feed(item)
+                self._feed(item, depth + 1)
             return
         if isinstance(obj, dict) and isinstance(obj.get("messages"), list) and \
                 "role" not in obj:
-            self._feed(obj["messages"])
+            self._feed(obj["messages"], depth + 1)
             return
         role = obj.get("role") if isinstance(obj, dict) else None
         if not isinstance(role, str) or role not in ROLES:

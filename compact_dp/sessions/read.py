@@ -150,7 +150,10 @@ def finish_tail(reader: LineReader, tail: bytes, markers: tuple[bytes, ...] | No
     from ..lightjson import loads
     try:
         obj = loads(tail)
-    except (ValueError, RecursionError):
+    except RecursionError:
+        reader.skip_deep_line()
+        return None
+    except ValueError:
         return (f"the last line ({len(tail):,} bytes) is incomplete — a session still being "
                 "written? — and was left out")
     try:

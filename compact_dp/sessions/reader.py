@@ -63,6 +63,14 @@ class LineReader:
         """JSON of a shape the format does not have (a list where a name belongs, …)."""
         self.skipped["malformed"] += 1
 
+    def skip_deep_line(self) -> None:
+        """JSON nested too deep for the parser: malformed, as a line nested past
+        ``jsonsize.MAX_DEPTH`` is.  How deep the parser goes depends on the Python frames
+        below it (compiled code has none), so this line, parsed in one build, is one the
+        other calls malformed too."""
+        self.skipped["malformed"] += 1
+        self.seen_lines += 1
+
     def feed(self, obj: object) -> None:
         raise NotImplementedError
 
@@ -101,8 +109,11 @@ def feed_line(reader: LineReader, line: bytes, loads: Callable[[bytes], object])
     does not have, is skipped and counted — never an error for the whole file."""
     try:
         obj = loads(line)
-    except (ValueError, RecursionError):
+    except ValueError:
         reader.skip_bad_line()
+        return
+    except RecursionError:
+        reader.skip_deep_line()
         return
     try:
         reader.feed(obj)
