@@ -17,7 +17,8 @@ from setuptools.command.build_ext import build_ext
 COMPILED = [f"compact_dp/{name}.py" for name in (
     "sessions/reader", "sessions/claude_code", "sessions/fast", "sessions/codex",
     "sessions/openai_chat", "sessions/recorder", "sessions/sizing", "sessions/timefmt",
-    "sessions/jsonsize", "replay/engine", "replay/billing", "replay/records", "pricing/clock")]
+    "sessions/jsonsize", "sessions/normalised", "replay/engine", "replay/setting",
+    "replay/billing", "replay/records", "pricing/clock")]
 
 
 def extensions() -> list:
