@@ -369,8 +369,8 @@ MUTANTS: dict[str, list[tuple[str, str, str, str, str]]] = {
          "tests/test_statusline_lines.py"),
         ("a transcript changed near the saved offset is resumed",
          "compact_dp/sessions/incremental.py",
-         'if _checksum(f.read(min(CHECK, offset))) != saved["check"] or \\',
-         'if False and _checksum(f.read(min(CHECK, offset))) != saved["check"] or \\',
+         'if _checksum(f.read(min(CHECK, offset))) == saved["check"] and \\',
+         'if True or _checksum(f.read(min(CHECK, offset))) == saved["check"] and \\',
          "tests/test_statusline_lines.py"),
     ],
     "settings install": [

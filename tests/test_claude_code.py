@@ -260,6 +260,47 @@ def test_a_broken_cache_is_ignored_and_replaced(tmp_path):
     assert read_incremental(str(f), str(cache)).resumed
 
 
+WRONG_SHAPES = {
+    "a reader field of another type": lambda s: s["reader"]["fields"].update(recent="x"),
+    "a recorder field missing": lambda s: s["reader"]["recorder"].pop("kinds"),
+    "a sizer field of another type": lambda s: s["reader"]["recorder"]["sizer"].update(n=[]),
+    "no reader": lambda s: s.pop("reader"),
+    "an offset that is text": lambda s: s.update(offset="12"),
+    "a format that does not resume": lambda s: s.update(format="openai"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRONG_SHAPES))
+def test_a_saved_state_of_another_shape_is_read_afresh_not_refused(name, tmp_path):
+    """A state the reader cannot resume (hand-edited, or of a shape a compiled reader
+    refuses) costs one fresh read; the status line is never an error because of it."""
+    import marshal
+    cache = tmp_path / "cache"
+    f = written_session(tmp_path)
+    whole = f.read_bytes()
+    lines = whole.splitlines(keepends=True)
+    env = clean_env(COMPACT_DP_CACHE=str(cache))
+    fresh = subprocess.run([command_path(), "statusline"], input=status_json(f),
+                           capture_output=True, env=env, timeout=60).stdout
+    for build in ("source", "compiled"):
+        for old in cache.iterdir():
+            old.unlink()
+        f.write_bytes(b"".join(lines[:-3]))         # saved part-way, then grown
+        read_incremental(str(f), str(cache))
+        (state,) = cache.iterdir()
+        saved = marshal.loads(state.read_bytes())
+        WRONG_SHAPES[name](saved)
+        state.write_bytes(marshal.dumps(saved))
+        f.write_bytes(whole)
+        if build == "source":                       # in this process
+            r = read_incremental(str(f), str(cache))
+            assert r.session.totals() == read_session([str(f)]).totals()
+        else:
+            p = subprocess.run([command_path(), "statusline"], input=status_json(f),
+                               capture_output=True, env=env, timeout=60)
+            assert (p.returncode, p.stdout) == (0, fresh)
+
+
 def test_concurrent_calls_leave_a_whole_cache(tmp_path):
     f = written_session(tmp_path)
     data = status_json(f)

@@ -99,7 +99,8 @@ def _load(file: str, path: str, st: os.stat_result) -> State | None:
         return None
     if not isinstance(saved, dict) or saved.get("version") != CACHE_VERSION or \
             saved.get("path") != path or saved.get("ino") != st.st_ino or \
-            saved.get("dev") != st.st_dev or st.st_size < saved.get("offset", 1 << 62):
+            saved.get("dev") != st.st_dev or type(saved.get("offset")) is not int or \
+            type(saved.get("check")) is not int or st.st_size < saved["offset"]:
         return None
     return saved
 
@@ -168,6 +169,11 @@ def read_incremental(path: str, folder: str, tokens: str = "auto", format: str =
             raise InputError(f"{path}: {e.strerror or e}") from None
 
 
+# what a saved state of another shape makes resuming raise (a hand-edited state, or one a
+# compiled reader refuses where the pure one took it): the file is then read afresh
+STATE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+
+
 def _read(f: IO[bytes], path: str, folder: str, tokens: str, format: str,
           deadline: float | None) -> Reading:
     st = os.fstat(f.fileno())
@@ -176,11 +182,20 @@ def _read(f: IO[bytes], path: str, folder: str, tokens: str, format: str,
     if saved is not None:
         offset = saved["offset"]
         f.seek(max(0, offset - CHECK))
-        if _checksum(f.read(min(CHECK, offset))) != saved["check"] or \
-                saved.get("tokens") != tokens:
-            saved = None
+        if _checksum(f.read(min(CHECK, offset))) == saved["check"] and \
+                saved.get("tokens") == tokens:
+            try:
+                return _read_from(f, path, file, st, tokens, format, deadline, saved)
+            except STATE_ERRORS:
+                pass               # not refused on every call until the file changes
+    return _read_from(f, path, file, st, tokens, format, deadline, None)
+
+
+def _read_from(f: IO[bytes], path: str, file: str, st: os.stat_result, tokens: str,
+               format: str, deadline: float | None, saved: State | None) -> Reading:
+    """Read on from a saved state, or (None) from the start."""
     if saved is None:
-        f.seek(0)                               # the check above may have read elsewhere
+        f.seek(0)                               # the check may have read elsewhere
         head = f.read(HEAD)
         found = sniff(head.removeprefix(BOM)) if format == "auto" else format
         if found not in RESUMABLE:
@@ -191,6 +206,8 @@ def _read(f: IO[bytes], path: str, folder: str, tokens: str, format: str,
         resumed = False
     else:
         found = saved["format"]
+        if found not in RESUMABLE:
+            raise ValueError(f"a saved state of format {found!r}")
         reader = reader_class(found).from_state(saved["reader"])
         offset, resumed = saved["offset"], True
     f.seek(offset)
