@@ -266,6 +266,7 @@ WRONG_SHAPES = {
     "a sizer field of another type": lambda s: s["reader"]["recorder"]["sizer"].update(n=[]),
     "no reader": lambda s: s.pop("reader"),
     "an offset that is text": lambda s: s.update(offset="12"),
+    "an offset before the file's start": lambda s: s.update(offset=-2),
     "a format that does not resume": lambda s: s.update(format="openai"),
 }
 
@@ -299,6 +300,32 @@ def test_a_saved_state_of_another_shape_is_read_afresh_not_refused(name, tmp_pat
             p = subprocess.run([command_path(), "statusline"], input=status_json(f),
                                capture_output=True, env=env, timeout=60)
             assert (p.returncode, p.stdout) == (0, fresh)
+
+
+def test_a_reader_error_met_while_resuming_surfaces_rather_than_restarting_forever(
+        monkeypatch, tmp_path):
+    """A resumed read that fails is retried from the start once; if the time runs out
+    before that read gets back to where the first one failed, the reading goes on from
+    it, and the same error met again is said (a bug in the reader, not a state of
+    another shape) instead of starting over from the top on every call."""
+    import compact_dp.sessions.incremental as inc
+    from compact_dp.sessions import read
+
+    def buggy(reader, block, markers):            # a reader bug on one line
+        if not isinstance(block, read.LongLine) and b"BUG" in block:
+            raise TypeError("the reader's bug")
+        read.feed_block(reader, block, markers)
+    monkeypatch.setattr(inc, "feed_block", buggy)
+    monkeypatch.setattr(inc, "chunks", lambda f, head: read.chunks(f, head, 4096))
+    f = tmp_path / "t.jsonl"
+    whole = (EXAMPLES / "claude-code.jsonl").read_bytes()
+    f.write_bytes(whole + b'{"type": "user", "BUG": 1}\n')
+    calls = 0
+    with pytest.raises(TypeError, match="the reader's bug"):
+        while calls < 4 * len(whole) // 4096:     # the time always out: a block a call
+            calls += 1
+            assert read_incremental(str(f), str(tmp_path / "c"), deadline=0.0).session \
+                is None
 
 
 def test_concurrent_calls_leave_a_whole_cache(tmp_path):

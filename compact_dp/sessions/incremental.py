@@ -100,7 +100,7 @@ def _load(file: str, path: str, st: os.stat_result) -> State | None:
     if not isinstance(saved, dict) or saved.get("version") != CACHE_VERSION or \
             saved.get("path") != path or saved.get("ino") != st.st_ino or \
             saved.get("dev") != st.st_dev or type(saved.get("offset")) is not int or \
-            type(saved.get("check")) is not int or st.st_size < saved["offset"]:
+            type(saved.get("check")) is not int or not 0 <= saved["offset"] <= st.st_size:
         return None
     return saved
 
@@ -170,7 +170,9 @@ def read_incremental(path: str, folder: str, tokens: str = "auto", format: str =
 
 
 # what a saved state of another shape makes resuming raise (a hand-edited state, or one a
-# compiled reader refuses where the pure one took it): the file is then read afresh
+# compiled reader refuses where the pure one took it): the file is then read afresh, once —
+# the states that read saves say so ("afresh"), and an error resuming them is the reader's
+# own (it would otherwise start over on every call whose time runs out before the error)
 STATE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 
 
@@ -184,16 +186,21 @@ def _read(f: IO[bytes], path: str, folder: str, tokens: str, format: str,
         f.seek(max(0, offset - CHECK))
         if _checksum(f.read(min(CHECK, offset))) == saved["check"] and \
                 saved.get("tokens") == tokens:
+            if saved.get("afresh") is True:
+                return _read_from(f, path, file, st, tokens, format, deadline, saved, True)
             try:
-                return _read_from(f, path, file, st, tokens, format, deadline, saved)
+                return _read_from(f, path, file, st, tokens, format, deadline, saved, False)
             except STATE_ERRORS:
-                pass               # not refused on every call until the file changes
-    return _read_from(f, path, file, st, tokens, format, deadline, None)
+                # not refused on every call until the file changes
+                return _read_from(f, path, file, st, tokens, format, deadline, None, True)
+    return _read_from(f, path, file, st, tokens, format, deadline, None, False)
 
 
 def _read_from(f: IO[bytes], path: str, file: str, st: os.stat_result, tokens: str,
-               format: str, deadline: float | None, saved: State | None) -> Reading:
-    """Read on from a saved state, or (None) from the start."""
+               format: str, deadline: float | None, saved: State | None,
+               afresh: bool) -> Reading:
+    """Read on from a saved state, or (None) from the start; ``afresh``: this reading
+    began as the retry of a state that could not be resumed."""
     if saved is None:
         f.seek(0)                               # the check may have read elsewhere
         head = f.read(HEAD)
@@ -227,7 +234,7 @@ def _read_from(f: IO[bytes], path: str, file: str, st: os.stat_result, tokens: s
         check = _checksum(f.read(min(CHECK, offset)))
         _save(file, {"version": CACHE_VERSION, "path": path, "ino": st.st_ino,
                      "dev": st.st_dev, "offset": offset, "check": check, "format": found,
-                     "tokens": tokens, "reader": reader.state()})
+                     "tokens": tokens, "afresh": afresh, "reader": reader.state()})
     if stopped:
         return Reading(None, read, resumed, offset, st.st_size)
     session = finished(reader, b"".join(rest), markers, path, found,
