@@ -127,6 +127,8 @@ class Session:
         return Decision(answer, question, self.recording)
 
     def __getattr__(self, name: str) -> object:
+        if name == "recording" or name.startswith("__"):   # asked before __init__ ran (copy)
+            raise AttributeError(name)
         return getattr(self.recording, name)     # requests, compactions, tokens, …
 
     def __repr__(self) -> str:

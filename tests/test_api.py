@@ -32,6 +32,14 @@ def test_every_kind_of_source_gives_the_same_decision():
     assert len(compact_dp.load(kept).recording.kinds) == 400        # not read twice
 
 
+def test_a_loaded_session_can_be_copied_and_the_copy_decides_the_same():
+    """copy asks for dunder names before __init__ has run; the session's delegation to
+    its recording must say they are missing, not recurse."""
+    import copy
+    session = compact_dp.load(EXAMPLE)
+    assert copy.copy(session).decide(**STATS).keep == session.decide(**STATS).keep == 54
+
+
 def test_a_path_as_a_string_is_one_file_not_its_characters():
     assert compact_dp.load(str(EXAMPLE)).recording.request_count > 0
 
