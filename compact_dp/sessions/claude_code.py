@@ -28,7 +28,7 @@ from __future__ import annotations
 import zlib
 
 from .jsonsize import json_size
-from .normalised import ASSISTANT, CONTEXT, MAX_COUNT, TOOL, USER, count
+from .normalised import ASSISTANT, CONTEXT, TOOL, USER, count
 from .reader import LineReader
 from .timefmt import parse_time
 
@@ -73,22 +73,15 @@ def response_key(message_id: object, request_id: object) -> int:
     return zlib.crc32(raw) << 32 | zlib.adler32(raw)
 
 
-def _count(x: object) -> int:
-    """``count``, its usual case (an int in range) without a call out of compiled code."""
-    if type(x) is int and 0 < x < MAX_COUNT:
-        return x
-    return count(x)
-
-
 def usage_numbers(usage: dict[str, object]) -> list[int]:
     """[uncached, 5-minute writes, 1-hour writes, reads, output] of a usage object
     (writes without a split count as 5-minute writes)."""
-    written = _count(usage.get("cache_creation_input_tokens"))
+    written = count(usage.get("cache_creation_input_tokens"))
     split = usage.get("cache_creation")
-    w1h = min(_count(split.get("ephemeral_1h_input_tokens")), written) \
+    w1h = min(count(split.get("ephemeral_1h_input_tokens")), written) \
         if isinstance(split, dict) else 0
-    return [_count(usage.get("input_tokens")), written - w1h, w1h,
-            _count(usage.get("cache_read_input_tokens")), _count(usage.get("output_tokens"))]
+    return [count(usage.get("input_tokens")), written - w1h, w1h,
+            count(usage.get("cache_read_input_tokens")), count(usage.get("output_tokens"))]
 
 
 class ClaudeCodeReader(LineReader):
