@@ -29,7 +29,7 @@ def extensions() -> list:
     try:
         from mypyc.build import mypycify
         return mypycify(COMPILED, opt_level="3")
-    except (ImportError, Exception, SystemExit) as e:     # mypyc missing, or refusing
+    except (Exception, SystemExit) as e:     # mypyc missing, or its type check refusing
         print(f"compact-dp: building pure Python ({type(e).__name__}: {e})", file=sys.stderr)
         return []
 

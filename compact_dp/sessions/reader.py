@@ -68,7 +68,7 @@ class LineReader:
         ``jsonsize.MAX_DEPTH`` is.  How deep the parser goes depends on the Python frames
         below it (compiled code has none), so this line, parsed in one build, is one the
         other calls malformed too."""
-        self.skipped["malformed"] += 1
+        self.skip_malformed()
         self.seen_lines += 1
 
     def feed(self, obj: object) -> None:
