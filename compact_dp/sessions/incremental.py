@@ -100,7 +100,8 @@ def _load(file: str, path: str, st: os.stat_result) -> State | None:
     if not isinstance(saved, dict) or saved.get("version") != CACHE_VERSION or \
             saved.get("path") != path or saved.get("ino") != st.st_ino or \
             saved.get("dev") != st.st_dev or type(saved.get("offset")) is not int or \
-            type(saved.get("check")) is not int or not 0 <= saved["offset"] <= st.st_size:
+            type(saved.get("check")) is not int or not 0 <= saved["offset"] <= st.st_size or \
+            saved.get("format") not in RESUMABLE:
         return None
     return saved
 
@@ -213,8 +214,6 @@ def _read_from(f: IO[bytes], path: str, file: str, st: os.stat_result, tokens: s
         resumed = False
     else:
         found = saved["format"]
-        if found not in RESUMABLE:
-            raise ValueError(f"a saved state of format {found!r}")
         reader = reader_class(found).from_state(saved["reader"])
         offset, resumed = saved["offset"], True
     f.seek(offset)
