@@ -36,11 +36,10 @@ real sessions, and ``make bench`` on every file of the corpus.
 
 from __future__ import annotations
 
-import re
-
 import orjson
 
 from ..lightjson import loads as standard_loads
+from .bytescan import escaped_control, marked
 from .claude_code import ClaudeCodeReader
 from .jsonsize import sizer
 from .reader import feed_line
@@ -59,7 +58,6 @@ def _unsure_of_floats(x: int | float) -> int:
 
 
 walked_size = sizer(_unsure_of_floats)
-escaped_control = re.compile(rb"\\[bfu]").search     # what orjson writes for a control
 
 
 def has_float(x: dict[str, object] | list[object]) -> bool:
@@ -129,9 +127,7 @@ def feed_block(reader: FastClaudeCodeReader, block: bytes, start: int, end: int)
         stop = find(b"\n", start, end)
         if stop < 0:
             stop = end
-        if find(b'"user"', start, stop) >= 0 or find(b'"assistant"', start, stop) >= 0 or \
-                find(b'"system"', start, stop) >= 0:
-            # (a line with a marker is not blank)
+        if marked(block, start, stop):          # (a line with a marker is not blank)
             try:
                 obj = parse(view[start:stop])
             except refused:

@@ -18,10 +18,29 @@ def _days_from_civil(y: int, m: int, d: int) -> int:
 MINUTES: dict[str, int | None] = {}   # "2026-02-10T21:11" -> its seconds (None: not a time)
 
 
+class _Last:
+    """The minute read last: most lines share the line before's, and comparing their first
+    16 characters costs less than cutting them out to look them up."""
+
+    key = "\0" * 16                      # (no timestamp starts with it)
+    seconds: int | None = None
+
+
+LAST = _Last()
+
+
 def _minute(text: str) -> int | None:
     """Seconds since the epoch of a timestamp's minute (its first 16 characters), read once
     per minute: a session's lines share their minutes, and a reader parses every line's."""
-    key = text[:16]
+    last = LAST
+    if text.startswith(last.key):
+        return last.seconds
+    key = last.key = text[:16]
+    last.seconds = _minute_of(key, text)
+    return last.seconds
+
+
+def _minute_of(key: str, text: str) -> int | None:
     try:
         return MINUTES[key]
     except KeyError:
