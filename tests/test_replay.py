@@ -590,6 +590,35 @@ def test_replay_starts_a_worker_per_core_at_most(args, cores, workers, tmp_path,
     assert started == ([workers] if workers else [])
 
 
+def test_a_worker_imports_nothing_the_pool_did_not_import_before_it_forked(tmp_path):
+    """Every worker imports again what replay_file imports and _preload did not (each pays
+    it: two workers, twice): after _preload, replaying a file of each of the four formats
+    imports nothing more of compact-dp.  Run fresh, with nothing imported beforehand."""
+    import subprocess
+    import sys
+
+    from .conftest import ROOT, clean_env
+    chat = write(tmp_path, '{"role":"user","content":"hi"}\n'
+                 '{"role":"assistant","content":"ok"}\n', "chat.jsonl")
+    files = [str(ROOT / "examples" / n) for n in ("claude-code.jsonl", "codex.jsonl")] + \
+        [str(INPUTS / "syn_40.jsonl"), str(chat)]
+    probe = f"""
+import os, sys
+from compact_dp.replay import batch
+batch._preload()
+before = set(sys.modules)
+options = batch.Options(["recorded", "dp", "never"], {{}}, None, "auto", 0, "auto", "auto",
+                        None, None, dict(os.environ))
+for path in {files!r}:
+    assert "policies" in batch.replay_file(path, options), path
+print(sorted(m for m in set(sys.modules) - before if m.startswith("compact_dp")))
+"""
+    p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                       env=clean_env(), cwd="/", timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "[]"
+
+
 def test_replay_writes_one_svg_per_session(tmp_path):
     plot = tmp_path / "ctx.svg"
     files = [str(INPUTS / n) for n in ("syn_40.jsonl", "syn_150.jsonl")]

@@ -45,8 +45,9 @@ class Options:
 def _preload() -> None:
     """What ``replay_file`` imports, imported once before the pool starts: forked workers
     share it instead of each importing it again (~70 ms of CPU apiece)."""
-    from ..sessions import fast  # noqa: F401
-    from . import bill, run  # noqa: F401
+    from .. import history, question  # noqa: F401
+    from ..sessions import bash_agent, codex, fast, openai_chat  # noqa: F401
+    from . import bill, compare, run  # noqa: F401
 
 
 def replay_file(path: str, options: Options, detail: bool = True,
