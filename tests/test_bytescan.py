@@ -103,6 +103,29 @@ def test_the_c_scans_look_at_the_last_byte_and_no_further():
 
 
 @needs_c
+def test_the_c_scan_answers_as_the_pattern_for_bounds_as_far_outside_the_block_as_an_int_goes():
+    """Bounds are clipped before a pointer is made of them: a stop far below zero, unclipped,
+    made a pointer that wrapped past the block's start, and the scan read memory the block
+    does not own until it crashed.  Run in a subprocess, so that a crash fails this test
+    rather than the test run."""
+    ends = [0, 1, -1, 7, 1 << 40, -(1 << 40), 1 << 47, -(1 << 47), 1 << 62, -(1 << 62),
+            (1 << 63) - 1, -(1 << 63)]
+    probe = f"""
+from compact_dp.sessions._bytescan import marked
+from compact_dp.sessions.bytescan import marked_by_pattern
+for block in (b'', b'x', b'"user" and "system"'):
+    for start in {ends!r}:
+        for stop in {ends!r}:
+            assert marked(block, start, stop) is marked_by_pattern(block, start, stop), \\
+                (block, start, stop)
+print("alike")
+"""
+    p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                       env=clean_env(), cwd="/", timeout=60)
+    assert (p.returncode, p.stdout, p.stderr) == (0, "alike\n", "")
+
+
+@needs_c
 def test_the_c_scans_refuse_what_is_not_bytes():
     for call in (lambda: C.marked("x", 0, 1), lambda: C.marked(b"x", 0),
                  lambda: C.escaped_control(bytearray(b"x"))):

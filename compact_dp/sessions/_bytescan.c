@@ -24,11 +24,17 @@ marked(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t stop = PyLong_AsSsize_t(args[2]);
     if (stop == -1 && PyErr_Occurred())
         return NULL;
-    /* the bounds as a pattern's search takes them: clipped to the block */
+    /* the bounds as a pattern's search takes them: clipped to the block, and an empty
+       span where stop is before start (unclipped, a pointer made from a large negative
+       stop wraps past the block's start and the scan reads memory it does not own) */
     if (start < 0)
         start = 0;
+    else if (start > size)
+        start = size;
     if (stop > size)
         stop = size;
+    else if (stop < start)
+        stop = start;
     const char *base = PyBytes_AS_STRING(args[0]);
     const char *p = base + start, *end = base + stop;
     while (p < end && (p = memchr(p, '"', (size_t)(end - p))) != NULL) {
