@@ -406,6 +406,16 @@ MUTANTS: dict[str, list[tuple[str, str, str, str, str]]] = {
          "    change = diff(path, file.raw, new or b\"\")\n    if change:",
          "tests/test_install.py"),
     ],
+    "fast reading": [              # (the copy has no C module built: the patterns run)
+        ("a line naming only the system is not read", "compact_dp/sessions/bytescan.py",
+         """rb'"(?:user|assistant|system)"'""", """rb'"(?:user|assistant)"'""",
+         "tests/test_bytescan.py"),
+        ("only \\u counts as an escaped control", "compact_dp/sessions/bytescan.py",
+         'rb"\\\\[bfu]"', 'rb"\\\\u"', "tests/test_bytescan.py tests/test_fast.py"),
+        ("a timestamp's minute is told by its hour", "compact_dp/sessions/timefmt.py",
+         "    if text.startswith(key):", "    if text.startswith(key[:13]):",
+         "tests/test_sizes_and_times.py"),
+    ],
     "boundaries and exits": [
         ("never compacts a prompt exactly at the window", POLICIES,
          "if replay.prompt_now(request) <= s.window:",

@@ -12,6 +12,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -20,25 +21,28 @@ from hypothesis import strategies as st
 from compact_dp.sessions.bytescan import escaped_control_by_pattern, marked_by_pattern
 from compact_dp.sessions.read import CLAUDE_MARKERS
 
-from .conftest import clean_env
+from .conftest import ROOT, clean_env
 
 
 def installed_bytescan():
-    """The installed build's C module, or None if it has none."""
-    probe = "import compact_dp.sessions._bytescan as m; print(m.__file__)"
+    """The installed build's C module, or None if it has none; and whether what runs is
+    the source tree itself (on PYTHONPATH, as mutants.py runs it), where nothing is built."""
+    probe = ("import os, compact_dp; print(os.path.dirname(compact_dp.__file__))\n"
+             "import compact_dp.sessions._bytescan as m; print(m.__file__)")
     p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                        env=clean_env(), cwd="/")
+    lines = p.stdout.split()
+    source = bool(lines) and Path(lines[0]).resolve() == (ROOT / "compact_dp").resolve()
     if p.returncode != 0:
-        return None
-    path = p.stdout.strip()
-    loader = importlib.machinery.ExtensionFileLoader("compact_dp.sessions._bytescan", path)
-    spec = importlib.util.spec_from_file_location(loader.name, path, loader=loader)
+        return None, source
+    loader = importlib.machinery.ExtensionFileLoader("compact_dp.sessions._bytescan", lines[1])
+    spec = importlib.util.spec_from_file_location(loader.name, lines[1], loader=loader)
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
-    return module
+    return module, source
 
 
-C = installed_bytescan()
+C, SOURCE_RUNS = installed_bytescan()
 needs_c = pytest.mark.skipif(C is None, reason="the installed build has no C module")
 
 
@@ -46,7 +50,10 @@ def test_the_installed_build_has_the_c_scans():
     """(as test_compiled checks the compiled modules: a quiet fallback is only slower)"""
     if os.environ.get("COMPACT_DP_PURE"):
         pytest.skip("COMPACT_DP_PURE is set: the pure build was asked for")
+    if SOURCE_RUNS:
+        pytest.skip("the source tree runs (PYTHONPATH), not a build")
     assert C is not None, "built without sessions/_bytescan.c (`pip install -v .` says why)"
+
 
 # bytes a match is made of, and the bytes around one: quotes, backslashes, the markers'
 # letters, a newline, a NUL and a byte past ASCII

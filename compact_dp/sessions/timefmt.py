@@ -19,25 +19,28 @@ MINUTES: dict[str, int | None] = {}   # "2026-02-10T21:11" -> its seconds (None:
 
 
 class _Last:
-    """The minute read last: most lines share the line before's, and comparing their first
-    16 characters costs less than cutting them out to look them up."""
+    """The minute read last, and its seconds (one pair, replaced whole): most lines share
+    the line before's, and comparing their first 16 characters costs less than cutting
+    them out to look them up.  It starts with a key no timestamp starts with."""
 
-    key = "\0" * 16                      # (no timestamp starts with it)
-    seconds: int | None = None
+    def __init__(self) -> None:
+        self.pair: tuple[str, int | None] = ("\0" * 16, None)
 
 
 LAST = _Last()
 
 
 def _minute(text: str) -> int | None:
-    """Seconds since the epoch of a timestamp's minute (its first 16 characters), read once
-    per minute: a session's lines share their minutes, and a reader parses every line's."""
-    last = LAST
-    if text.startswith(last.key):
-        return last.seconds
-    key = last.key = text[:16]
-    last.seconds = _minute_of(key, text)
-    return last.seconds
+    """Seconds since the epoch of a timestamp's minute (its first 16 characters: ``text``
+    has at least 20), read once per minute: a session's lines share their minutes, and a
+    reader parses every line's."""
+    key, seconds = LAST.pair
+    if text.startswith(key):
+        return seconds
+    key = text[:16]
+    seconds = _minute_of(key, text)
+    LAST.pair = (key, seconds)
+    return seconds
 
 
 def _minute_of(key: str, text: str) -> int | None:
