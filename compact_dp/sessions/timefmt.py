@@ -15,13 +15,11 @@ def _days_from_civil(y: int, m: int, d: int) -> int:
     return era * 146097 + doe - 719468
 
 
-MINUTES: dict[str, int | None] = {}   # "2026-02-10T21:11" -> its seconds (None: not a time)
-
-
 class _Last:
-    """The minute read last, and its seconds (one pair, replaced whole): most lines share
-    the line before's, and comparing their first 16 characters costs less than cutting
-    them out to look them up.  It starts with a key no timestamp starts with."""
+    """The minute read last, and its seconds (one pair, replaced whole): a session's lines
+    share their minutes, and comparing a line's first 16 characters with the line
+    before's costs less than reading them again.  It starts with a key no timestamp
+    starts with."""
 
     def __init__(self) -> None:
         self.pair: tuple[str, int | None] = ("\0" * 16, None)
@@ -32,32 +30,18 @@ LAST = _Last()
 
 def _minute(text: str) -> int | None:
     """Seconds since the epoch of a timestamp's minute (its first 16 characters: ``text``
-    has at least 20), read once per minute: a session's lines share their minutes, and a
-    reader parses every line's."""
+    has at least 20), read once per run of lines in the same minute (None: not a time)."""
     key, seconds = LAST.pair
     if text.startswith(key):
         return seconds
-    key = text[:16]
-    seconds = _minute_of(key, text)
-    LAST.pair = (key, seconds)
-    return seconds
-
-
-def _minute_of(key: str, text: str) -> int | None:
-    try:
-        return MINUTES[key]
-    except KeyError:
-        pass
-    if len(MINUTES) >= 4096:
-        MINUTES.clear()
-    seconds: int | None = None
+    seconds = None
     try:
         y, mo, d = int(text[0:4]), int(text[5:7]), int(text[8:10])
         h, mi = int(text[11:13]), int(text[14:16])
         seconds = ((_days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60
     except ValueError:
         pass
-    MINUTES[key] = seconds
+    LAST.pair = (text[:16], seconds)
     return seconds
 
 
