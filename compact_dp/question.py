@@ -27,6 +27,7 @@ from .pricing.clock import CacheClock, cache_clock
 from .pricing.table import Prices, defaults, find
 from .sessions.normalised import USER, Session
 from .sessions.sizing import share
+from .world import Given, World, learn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,9 +44,8 @@ STAT_WORDS = {"t": "user turns", "total_requests": "API requests",
               "S": "the last compaction's summary",
               "after_tokens": "what its compactions left",
               "after_cached": "what of it was still cached"}
-PRICE_PARAMS = {"p_input": "input", "p_cache": "cache_read", "p_out": "output",
-                "max_context": "context_window"}
-SHOWN = list(STAT_WORDS) + list(PRICE_PARAMS)
+PRICE_PARAMS = {"p_input": "input", "p_cache": "cache_read", "p_out": "output"}
+SHOWN = list(STAT_WORDS) + list(PRICE_PARAMS) + ["max_context"]
 
 
 class Sourced:
@@ -66,7 +66,9 @@ class Options:
                  price: str | None = None, cache_ttl: str | None = None,
                  p_write: float | None = None, now: float | None = None,
                  horizon: str | float | None = None, policy: PolicyAsk | None = None,
-                 environ: Mapping[str, str] | None = None):
+                 environ: Mapping[str, str] | None = None,
+                 auto_compact_tokens: float | None = None, auto_off: bool = False,
+                 live_window: float | None = None):
         if keep not in KEEP_MODES:
             raise BadValue("keep", f"{keep!r} is not one of {', '.join(KEEP_MODES)}")
         if isinstance(horizon, str):
@@ -82,6 +84,10 @@ class Options:
         self.model, self.keep, self.price, self.cache_ttl = model, keep, price, cache_ttl
         self.p_write, self.now, self.horizon, self.policy = p_write, now, horizon, policy
         self.environ: Mapping[str, str] = environ or {}
+        # the setting (world.py): the agent's auto-compaction point, or none; the window
+        # the agent itself reported (the status line's context_window_size)
+        self.auto_compact_tokens, self.auto_off = auto_compact_tokens, auto_off
+        self.live_window = live_window
 
 
 def session_stats(session: Session) -> dict[str, float]:
@@ -155,6 +161,7 @@ class Question:
         self.fmt = fmt
         self.hidden = 0.0           # history before the file's first message (part-way)
         self.horizon_why = ""       # why this horizon, in words
+        self.world: World | None = None     # the session's setting (world.py)
 
     def forecaster(self) -> Callable[[float], tuple[float, str]] | None:
         """R at any number of requests so far, by this question's horizon (None: seed, the
@@ -185,14 +192,19 @@ class Question:
             "input": p.input, "cache_read": p.cache_read, "cache_write": p.cache_write,
             "output": p.output, "context_window": p.context_window, "date": p.date},
             "profile": {"source": self.profile.source, "path": self.profile.path}}
+        if self.world is not None:
+            out["setting"] = self.world.record()
+            out["assumed"] = list(self.world.assumed)
         if self.cache is not None:
             out["cache"] = self.cache.record()
         return out
 
 
-def resolve_prices(session: Session, price: str | None) -> tuple[Prices | None, str, list[str]]:
-    """The table entry for ``price``, else for the session's model (a warning when the
-    table does not know it)."""
+def resolve_prices(session: Session, price: str | None, fallback: str | None = None
+                   ) -> tuple[Prices | None, str, list[str]]:
+    """The table entry for ``price``, else for the session's model, else for the model its
+    agent runs when a file names none (``fallback``, world.py); a warning when the table
+    does not know it."""
     if price:
         found = find(price)
         if found is None:
@@ -205,7 +217,24 @@ def resolve_prices(session: Session, price: str | None) -> tuple[Prices | None, 
             return found, f"price table, the session's model {session.llm}", []
         return None, "", [f"model {session.llm!r} is not in the price table: using the "
                           "default prices (--price MODEL or --p-* to set them)"]
+    if fallback:
+        found = find(fallback)
+        if found is not None:
+            return found, f"price table, {fallback} (assumed: the session names no model)", []
     return None, "", []
+
+
+def session_world(session: Session, options: Options, given: Mapping[str, object],
+                  env: Mapping[str, str]) -> World:
+    """The session's world (world.py), with what the caller gave of it: ``max_context``,
+    ``--auto-compact-tokens``, ``--cache-ttl``, ``--keep``, the window the agent itself
+    reported (the status line)."""
+    window = None
+    raw = given.get("max_context")
+    if raw is not None:
+        window = native_values({"max_context": raw})["max_context"].num
+    return learn(session, Given(window, options.auto_compact_tokens, options.auto_off,
+                                options.cache_ttl, options.keep, options.live_window), env)
 
 
 def _profile_figures(session: Session, profile: Profile, V: float | None
@@ -247,15 +276,17 @@ def session_question(session: Session, options: Options) -> Question:
         given["V"] = split[0]
         sourced["V"] = (PROFILE, f"{session.format}'s fresh prefix: the file starts "
                         f"part-way, {split[1]:,.0f} tokens of history before it")
-    prices, price_source, warnings = resolve_prices(session, options.price)
+    world = session_world(session, options, given, env)
+    prices, price_source, warnings = resolve_prices(session, options.price,
+                                                    world.fallback_llm)
     if prices is not None:
         for name, attr in PRICE_PARAMS.items():
             if name not in given:
                 given[name] = getattr(prices, attr)
                 sourced[name] = (PRICES, price_source)
-    if session.window and "max_context" not in given:
-        given["max_context"] = session.window
-        sourced["max_context"] = (SESSION, "the context window the agent reported")
+    if "max_context" not in given and world.window_known:
+        given["max_context"] = world.context_window
+        sourced["max_context"] = (SESSION, world.sources["context_window"])
     if agent.seed_summary is not None and not measured and "S" not in given and \
             not env.get(BY_AWK["S"].env or ""):
         given["S"] = agent.seed_summary
@@ -300,6 +331,7 @@ def session_question(session: Session, options: Options) -> Question:
                         "none" if whole else "best", warnings, profile, horizon_words,
                         session.format)
     question.horizon_why = why
+    question.world = world
     ender = question.ender()
     if ender is not None:
         ask.end_chance = ender(arriving_turns(session), values["total_requests"].num)

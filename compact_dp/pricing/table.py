@@ -35,7 +35,7 @@ class Prices:
 
     __slots__ = ("llm", "provider", "input", "output", "cache_read", "cache_write",
                  "default_ttl", "context_window", "cache_block", "cache_min", "source", "date",
-                 "note", "known")
+                 "note", "known", "long", "long_above")
 
     def __init__(self, llm: str, provider: str, input: float, output: float,
                  cache_read: float, cache_write: dict[str, float] | None, default_ttl: str,
@@ -49,6 +49,23 @@ class Prices:
         # None: no granularity known (a hit may be any length)
         self.cache_block, self.cache_min = cache_block, cache_min
         self.source, self.date, self.note, self.known = source, date, note, known
+        # the long-context tier: a request whose prompt is above ``long_above`` tokens is
+        # billed whole at ``long``'s prices (None: one rate across the window)
+        self.long: Prices | None = None
+        self.long_above = 0
+
+    def at(self, prompt: float) -> Prices:
+        """The prices a request of ``prompt`` tokens (reads and writes included) is billed
+        at: its tier's."""
+        long = self.long
+        return long if long is not None and prompt > self.long_above else self
+
+    def without_writes(self) -> Prices:
+        """These prices with writes billed as input (a session whose usage counts none)."""
+        new = self.replaced(cache_write=None)
+        if self.long is not None:
+            new.long = self.long.replaced(cache_write=None)
+        return new
 
     def write(self, ttl: str | None = None) -> float:
         """$/MTok of a cache write with that TTL: the premium, or plain input."""
@@ -70,9 +87,16 @@ class Prices:
         return new
 
     def as_dict(self) -> dict[str, object]:
-        """The entry as ``prices --json`` prints it (the LLM id under ``model``)."""
-        return {"model" if name == "llm" else name: getattr(self, name)
-                for name in self.__slots__}
+        """The entry as ``prices --json`` prints it (the LLM id under ``model``; the tier
+        as ``long_context``: its threshold and prices)."""
+        out = {"model" if name == "llm" else name: getattr(self, name)
+               for name in self.__slots__ if name not in ("long", "long_above")}
+        long = self.long
+        out["long_context"] = None if long is None else {
+            "above": self.long_above, "input": long.input, "output": long.output,
+            "cache_read": long.cache_read, "cache_write": long.cache_write,
+            "source": long.source, "date": long.date, "note": long.note}
+        return out
 
 
 def parse_ttl(text: str | float) -> float:
@@ -110,13 +134,20 @@ def entries() -> list[Prices]:
 
 def _prices(e: Table, window: int | None = None) -> Prices:
     granularity = table().get("cache_granularity", {}).get(e["provider"], {})
-    return Prices(e["model"], e["provider"], float(e["input"]), float(e["output"]),
-                  float(e["cache_read"]),
-                  {k: float(v) for k, v in e["cache_write"].items()} if e["cache_write"]
-                  else None, e["default_ttl"], window or int(e["context_window"]),
-                  e.get("source", ""), e.get("date", ""), e.get("note", ""),
-                  cache_block=e.get("cache_block", granularity.get("cache_block")),
-                  cache_min=e.get("cache_min", granularity.get("cache_min")))
+
+    def priced(t: Table) -> Prices:
+        return Prices(e["model"], e["provider"], float(t["input"]), float(t["output"]),
+                      float(t["cache_read"]),
+                      {k: float(v) for k, v in t["cache_write"].items()} if t["cache_write"]
+                      else None, e["default_ttl"], window or int(e["context_window"]),
+                      t.get("source", ""), t.get("date", ""), t.get("note", ""),
+                      cache_block=e.get("cache_block", granularity.get("cache_block")),
+                      cache_min=e.get("cache_min", granularity.get("cache_min")))
+    prices = priced(e)
+    if e.get("long_context"):
+        prices.long, prices.long_above = priced(e["long_context"]), \
+            int(e["long_context"]["above"])
+    return prices
 
 
 def _strip_date(model: str) -> str:

@@ -97,6 +97,7 @@ def replay_file(path: str, options: Options, detail: bool = True,
                     "requests": len(session.requests),
                     "compactions": session.compaction_count, "model": model.name,
                     "keep": keep, "points": setting.points,
+                    "setting": setting.world.record(), "assumed": list(setting.world.assumed),
                     "policies": [r.summary(detail) for r in runs], "warnings": warnings}
     if session.has_usage:
         assert setting.files is not None

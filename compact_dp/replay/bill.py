@@ -125,7 +125,7 @@ def bill(requests: Iterable[Request], prices_for: Callable[[str | None], Prices]
         sums["cache_write_1h_tokens"] += u.write_1h
         sums["output_tokens"] += u.output
         cost_in += input_cost(p, u.read, u.written, "5m", u.input, u.write_1h)
-        cost_out += output_cost(p, u.output)
+        cost_out += output_cost(p, u.output, u.prompt)
         if r.llm and r.llm not in models:
             models.append(r.llm)
     return {"requests": n, "models": models, **sums, "input_cost": cost_in,

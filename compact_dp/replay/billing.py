@@ -10,6 +10,9 @@
 * The rest of the prompt is written at the write price of the TTL — or billed as uncached
   input where the provider has no write premium.
 * Output is priced apart.
+* A provider may bill a request whose prompt passes a size at other prices (a long-context
+  tier: Anthropic's 200k on Sonnet 4 and 4.5 with the 1M beta, OpenAI's 272K from GPT-5.4):
+  the whole request, input and output, at the tier's (``Prices.at``).
 """
 
 from __future__ import annotations
@@ -59,7 +62,9 @@ def readable(cache: Cache | None, time: float | None, prompt: float, prices: Pri
 def input_cost(prices: Prices, read: float, written: float, ttl: str, uncached: float = 0.0,
                write_1h: float | None = None) -> float:
     """$ of a prompt: reads at the read price, writes at their TTL's write price (a
-    recorded 5-minute/1-hour split when given), the uncached rest at the input price."""
+    recorded 5-minute/1-hour split when given), the uncached rest at the input price —
+    all at the prices of the prompt's long-context tier, where it has one."""
+    prices = prices.at(read + written + uncached)
     if write_1h is not None:
         writes = (written - write_1h) * prices.write("5m") + write_1h * prices.write("1h")
     else:
@@ -67,5 +72,6 @@ def input_cost(prices: Prices, read: float, written: float, ttl: str, uncached: 
     return (read * prices.cache_read + writes + uncached * prices.input) / 1e6
 
 
-def output_cost(prices: Prices, tokens: float) -> float:
-    return tokens * prices.output / 1e6
+def output_cost(prices: Prices, tokens: float, prompt: float = 0.0) -> float:
+    """$ of the output of a request of ``prompt`` tokens (its tier's price)."""
+    return tokens * prices.at(prompt).output / 1e6

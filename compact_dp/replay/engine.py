@@ -170,7 +170,7 @@ class Replay:
         j0, cursor, i0, phase, used = resume if resume is not None else (0, 0, -1, "", 0)
         recorded_summaries = iter(s.compaction_usage[used:])
         if resume is None:
-            self.ttl = s.cache_ttl or s.prices(session.llm).default_ttl
+            self.ttl = s.first_ttl or s.prices(session.llm).default_ttl
         policy = self.policy
         requests = session.requests
         for j in range(j0, len(requests)):
@@ -265,7 +265,7 @@ class Replay:
             return self._charge(self.compactions, time, model, u.prompt, u.read, u.ttl,
                                 s.S, uncached=u.input, write_1h=u.write_1h)
         prompt = self.prefix_now(request) + self.context.dropped(keep) + L_INSTR
-        read = readable(self.caches.get(model), time, prompt, s.prices(model))
+        read = readable(self.caches.get(s.cache_key(model)), time, prompt, s.prices(model))
         billed = self._charge(self.compactions, time, model, prompt, read, self.ttl, s.S)
         billed.billed = not self.policy.recorded
         return billed
@@ -278,7 +278,7 @@ class Replay:
         count = self.context.count
         billed = self.summary_bill(request, keep, recorded, boundary)
         dropped = self.context.dropped(keep)
-        self.caches[billed.llm] = Cache(billed.prompt, billed.time, billed.ttl)
+        self.caches[s.cache_key(billed.llm)] = Cache(billed.prompt, billed.time, billed.ttl)
         self.context.keep_last(keep)
         self.spent += billed.input_cost + billed.output_cost
         self.result.compactions.append(Compacted(len(self.result.requests), billed.time,
@@ -301,7 +301,7 @@ class Replay:
         written = max(0.0, prompt - read - uncached)
         return Billed(index, time, model, prompt, read, written, ttl,
                       input_cost(prices, read, written, ttl, uncached, write_1h), output,
-                      output_cost(prices, output), uncached)
+                      output_cost(prices, output, prompt), uncached)
 
     def _bill(self, j: int, request: Request) -> None:
         s = self.setting
@@ -314,8 +314,11 @@ class Replay:
         else:
             prompt = self.prompt_now(request)
         prices = s.prices(request.llm)
-        read = readable(self.caches.get(request.llm), request.sent, prompt, prices)
         events = self.events
+        cache = self.caches.get(s.cache_key(request.llm))
+        read = readable(cache, request.sent, prompt, prices)
+        if j in events.late:      # the cache answered past its TTL, up to what it read then
+            read = min(readable(cache, None, prompt, prices), events.late[j])
         if j in events.ceiling:
             read = min(read, events.ceiling[j])
         if j in events.extend and read > 0:
@@ -332,7 +335,7 @@ class Replay:
             else 0.0
         billed = self._charge(j, request.sent, request.llm, prompt, read, self.ttl, output,
                               uncached=tail, prices=prices)
-        self.caches[request.llm] = Cache(prompt - tail, request.done, self.ttl)
+        self.caches[s.cache_key(request.llm)] = Cache(prompt - tail, request.done, self.ttl)
         self.result.requests.append(billed)
         self.spent += billed.input_cost
         self.requests += 1
@@ -357,11 +360,11 @@ class Replay:
         prices = self.setting.prices(model)
         prompt = self.prefix_now(self.setting.session.requests[self.index]) + \
             self.context.total
-        read = readable(self.caches.get(model), time, prompt, prices)
+        read = readable(self.caches.get(self.setting.cache_key(model)), time, prompt, prices)
         billed = self._charge(len(self.result.touches), time, model, prompt, read,
                               self.ttl, 0.0)
         billed.billed = False
-        self.caches[model] = Cache(prompt, time, self.ttl)
+        self.caches[self.setting.cache_key(model)] = Cache(prompt, time, self.ttl)
         self.result.touches.append(billed)
         self.spent += billed.input_cost
 
@@ -373,13 +376,50 @@ class Replay:
             session.kinds[i] == ASSISTANT else 0.0
 
 
+SHARED_READ = 0.9      # a switch that reads this much of the previous prompt: one cache
+
+
+def shared_caches(setting: Setting) -> dict[str, str | None]:
+    """The models whose requests share one cache, as the recording shows: at a switch
+    from model A to model B, B's request reads at least SHARED_READ of A's last prompt —
+    more than the fixed prefix and more than B's own last prompt could give — so B read
+    what A had cached (a Codex rollout switching between GPT-5.6's variants does).
+    Returns each such model's group (the model it was first seen sharing with)."""
+    group: dict[str, str | None] = {}
+
+    def root(m: str) -> str:
+        while group.get(m) not in (None, m):
+            m = str(group[m])
+        return m
+    last: dict[str, float] = {}
+    before: Request | None = None
+    for r in setting.session.requests:
+        u = r.usage
+        if u is None or r.side:
+            continue
+        model = r.llm or ""
+        if before is not None and before.llm != r.llm and before.usage is not None:
+            previous = float(before.usage.prompt)
+            if u.read >= SHARED_READ * previous and u.read > setting.recorded_prefix(r) and \
+                    u.read > last.get(model, 0.0) + BREAK_TOLERANCE:
+                a, b = root(before.llm or ""), root(model)
+                if a != b:
+                    group[b] = a
+                    group.setdefault(a, a)
+        last[model] = float(u.prompt)
+        before = r
+    return {m: root(m) or None for m in group}
+
+
 def recorded_events(setting: Setting) -> Events:
     """Compare the recording with a replay of what happened under the cache rules alone;
     where they disagree by more than a tolerance, the recording is an event.  A break
     (reads below a warm cache's), an outside cache (reads where the rules' cache is empty:
     at a model's first request, or at most the fixed prefix), an extension (a warm cache
     that reads past what it held: the client cached the finished reply, which Claude Code
-    does after a turn's last reply, never right after a tool result)."""
+    does after a turn's last reply, never right after a tool result), a late hit (the
+    rules' cache had expired, yet the recording read more than the fixed prefix: the
+    provider kept it past its TTL then, for any context)."""
     events = Events()
     session = setting.session
     if not session.has_usage:
@@ -392,14 +432,16 @@ def recorded_events(setting: Setting) -> Events:
         tool = TOOL in session.kinds[done:seen]
         done = seen
         u = request.usage
-        first = request.llm not in used
-        used.add(request.llm)
+        first = setting.cache_key(request.llm) not in used
+        used.add(setting.cache_key(request.llm))
         if u is None or request.side:
             continue
         if billed.read > u.read + BREAK_TOLERANCE:
             events.ceiling[billed.index] = float(u.read)
         elif billed.read == 0 < u.read and (first or u.read <= setting.recorded_prefix(request)):
             events.floor[billed.index] = float(u.read)
+        elif billed.read == 0 < u.read:
+            events.late[billed.index] = float(u.read)
         elif billed.read > 0:
             blocked = setting.prices(request.llm).cache_block is not None
             if u.read - billed.read > (EXTENSION_BLOCKS if blocked else EXTENSION_TOKENS) \

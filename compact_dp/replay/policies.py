@@ -122,7 +122,7 @@ def ask_decision(replay: State, request: Request, policy: PolicyAsk | None = Non
     cold, p_write = False, None
     if s.model.cache_aware:
         p_write = prices.write(replay.ttl)
-        cache = replay.caches.get(request.llm)
+        cache = replay.caches.get(s.cache_key(request.llm))
         cold = cache is not None and not warm(cache, request.sent)
     conv = replay.conversation()
     if s.whole:
@@ -177,7 +177,7 @@ class NeverPolicy(Policy):
 
     def before_request(self, replay: State, request: Request) -> Compact | None:
         s = replay.setting
-        if replay.prompt_now(request) <= s.window:
+        if replay.prompt_now(request) <= s.window_of(request):
             return None
         if s.whole:
             return Compact(0, True)

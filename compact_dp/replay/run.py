@@ -7,7 +7,7 @@ from ..agents import agent_of
 from ..core.models import Model
 from ..errors import UsageError
 from ..sessions.normalised import Session
-from .engine import Replay, recorded_events
+from .engine import Replay, recorded_events, shared_caches
 from .hindsight import HindsightPolicy
 from .policies import Policy, make_policy
 from .records import Run
@@ -62,12 +62,13 @@ def setting_for(session: Session, params: Mapping[str, object], model: Model, wh
                       question.sources["after_tokens"].words)
     setting = Setting(session, values, model, agent_of(session.format), whole=whole,
                       keep_tokens=keep_tokens, cache_ttl=cache_ttl, price=price,
-                      summary_tokens=S, window=values["max_context"].num, aftermath=after,
+                      summary_tokens=S, world=question.world, aftermath=after,
                       points=points, compaction_usage=files.compaction_requests)
     setting.files = files
     if question.hidden:                       # a part-way start: V0 is the fixed part
         setting.V0, setting.hidden = V0, question.hidden
     setting.forecast = question.forecaster()
     setting.ender = question.ender()
+    setting.groups = shared_caches(setting)
     setting.events = recorded_events(setting)
     return setting

@@ -6,6 +6,7 @@ events taken as given (docs/replay.md).
 from __future__ import annotations
 
 from ..agents import REQUEST, TURN, Agent
+from ..world import World
 from ..core.awkvalue import AwkValue
 from ..core.models import Model
 from ..pricing.table import Prices, defaults, find
@@ -32,12 +33,14 @@ class Aftermath:
 
 class Events:
     """Recorded cache events at each request: a break caps reads, an outside cache gives
-    a minimum of reads, an extension adds reads to a warm cache's."""
+    a minimum of reads, an extension adds reads to a warm cache's, a late hit finds an
+    expired cache still answering."""
 
     def __init__(self) -> None:
         self.ceiling: dict[int, float] = {}
         self.floor: dict[int, float] = {}
         self.extend: dict[int, float] = {}
+        self.late: dict[int, float] = {}
 
 
 class Setting:
@@ -45,15 +48,21 @@ class Setting:
 
     def __init__(self, session: Session, values: dict[str, AwkValue], model: Model,
                  agent: Agent, *, whole: bool, keep_tokens: int, cache_ttl: str | None,
-                 price: str | None, summary_tokens: float, window: float,
+                 price: str | None, summary_tokens: float, world: World | None = None,
                  aftermath: Aftermath | None = None, points: str | None = None,
-                 hold_margin: float = 10.0, compaction_usage: list[Request] | None = None):
+                 compaction_usage: list[Request] | None = None):
         self.session, self.values, self.model, self.agent = session, values, model, agent
         self.whole, self.keep_tokens, self.cache_ttl = whole, keep_tokens, cache_ttl
-        self.price, self.S, self.window = price, summary_tokens, window
+        if world is None:
+            world = World(agent)
+            world.context_window = values["max_context"].num
+        self.world = world
+        self.price, self.S, self.window = price, summary_tokens, world.context_window
         self.points = points or agent.points
-        self.auto = None if self.points == REQUEST else agent.auto_threshold(window)
-        self.hold_limit = window * (1 - hold_margin / 100)
+        self.auto = None if self.points == REQUEST else world.auto_compact_tokens
+        self.hold_limit = world.hold_limit
+        # the TTL before a request shows one: --cache-ttl, else the session's (world.py)
+        self.first_ttl: str | None = cache_ttl or world.ttl
         self.compaction_usage = compaction_usage or []
         self._prices: dict[str | None, Prices] = {}
         self._lookups: tuple[dict[int, Compaction], set[int], dict[int, list[float]]] | None \
@@ -64,6 +73,7 @@ class Setting:
         self.after = aftermath or Aftermath(self.V0 + self.S, self.V0,
                                             "the fixed prefix and the summary")
         self.events = Events()                  # filled by engine.recorded_events
+        self.groups: dict[str, str | None] = {}  # models sharing a cache (shared_caches)
         self.files: SessionFiles | None = None  # the session's other files (bill.py)
         # R at a number of requests so far, with its source (None: the seed's E × L)
         self.forecast: Callable[[float], tuple[float, str]] | None = None
@@ -85,15 +95,28 @@ class Setting:
         return self._lookups
 
     def prices(self, model: str | None) -> Prices:
-        """The request's model's prices: --price, else the table, else the parameters."""
-        key = self.price or model
+        """The request's model's prices: --price, else the table (for a request that names
+        no model, the one its agent runs then: world.py), else the parameters; with no
+        write premium where the session's usage counts no writes."""
+        key = self.price or model or self.world.fallback_llm
         if key not in self._prices:
             found = find(key) if key else None
             v = self.values
+            if found is not None and found.cache_write and not self.world.write_premium:
+                found = found.without_writes()
             self._prices[key] = found or defaults(
                 v["p_input"].num, v["p_cache"].num, v["p_out"].num, v["max_context"].num,
                 ttl=self.agent.cache_ttl)
         return self._prices[key]
+
+    def cache_key(self, llm: str | None) -> str | None:
+        """The cache a model's requests read and write: its own, unless the recording shows
+        models sharing one (``groups``: engine.shared_caches)."""
+        return self.groups.get(llm or "", llm)
+
+    def window_of(self, request: Request) -> float:
+        """The window of the request's model (Codex reports one per model)."""
+        return self.world.window_for(request.llm)
 
     def recorded_prefix(self, request: Request) -> float:
         """V of a request as recorded (its context's), else the first context's."""

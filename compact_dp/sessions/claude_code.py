@@ -67,9 +67,12 @@ def _blocks(content: object) -> tuple[str | None, bool]:
 
 
 def response_key(message_id: object, request_id: object) -> int:
-    """A response's (message.id, requestId) as a 64-bit number, small to remember (two
-    checksums: a collision needs both)."""
-    raw = repr((message_id, request_id)).encode("utf-8", "surrogatepass")
+    """A request's key as a 64-bit number, small to remember (two checksums: a collision
+    needs both): its ``requestId`` where the line has one — one API request is one bill,
+    and the streamed lines of one request may carry different ``message.id``s — else its
+    ``message.id`` (the one place this rule is written)."""
+    ident = request_id if isinstance(request_id, str) and request_id else message_id
+    raw = repr(ident).encode("utf-8", "surrogatepass")
     return zlib.crc32(raw) << 32 | zlib.adler32(raw)
 
 
@@ -82,6 +85,29 @@ def usage_numbers(usage: dict[str, object]) -> list[int]:
         if isinstance(split, dict) else 0
     return [count(usage.get("input_tokens")), written - w1h, w1h,
             count(usage.get("cache_read_input_tokens")), count(usage.get("output_tokens"))]
+
+
+def compaction_mark(meta: object) -> list[object] | None:
+    """What a ``compact_boundary`` line's ``compactMetadata`` says of its compaction:
+    [trigger (``auto``/``manual``), the context's tokens before it (``preTokens``), the
+    seconds it took (``durationMs``), the messages it kept (``preservedMessages``, else 1
+    per end of a ``preservedSegment``; 0: none)] (normalised.Mark)."""
+    if not isinstance(meta, dict):
+        return None
+    trigger = meta.get("trigger")
+    pre = count(meta.get("preTokens"))
+    ms = count(meta.get("durationMs"))
+    kept = 0
+    preserved = meta.get("preservedMessages")
+    segment = meta.get("preservedSegment")
+    uuids = preserved.get("allUuids") or preserved.get("uuids") \
+        if isinstance(preserved, dict) else None
+    if isinstance(uuids, list):
+        kept = len(uuids)
+    elif isinstance(segment, dict):
+        kept = len({segment.get("headUuid"), segment.get("tailUuid")} - {None})
+    return [trigger if trigger in ("auto", "manual") else None, pre or None,
+            ms / 1000 if ms else None, kept]
 
 
 class ClaudeCodeReader(LineReader):
@@ -126,10 +152,13 @@ class ClaudeCodeReader(LineReader):
         if kind not in CONVERSATION:
             return
         self.where(get("sessionId"), get("cwd"), time)
+        version = get("version")
+        if type(version) is str and version:
+            self.version = version
         side = sidechain and not self.sidechains
         if kind == "system":
             if get("subtype") == "compact_boundary" and not side:
-                self.rec.compaction(time)
+                self.rec.compaction(time, compaction_mark(get("compactMetadata")))
                 self.after_boundary = True
             elif get("subtype") == "api_error" and not side:
                 self._unanswered()

@@ -58,6 +58,7 @@ class CodexReader(LineReader):
         self.last_total: list[int] | None = None   # the last running total reported
         self.run_start: int | None = None       # first message of the current output run
         self.fresh_compaction = False           # a compaction with nothing after it yet
+        self.write_counts = False               # until a usage counts them (GPT-5.6 on)
 
     def feed(self, obj: object) -> None:
         self.seen_lines += 1
@@ -74,6 +75,8 @@ class CodexReader(LineReader):
             time = parse_time(obj.get("timestamp"))
             self.where(payload.get("id") if kind == "session_meta" else None,
                        payload.get("cwd"), time)
+            if kind == "session_meta" and isinstance(payload.get("cli_version"), str):
+                self.version = payload["cli_version"] or self.version
             if kind == "response_item":
                 self._item(payload)
             elif kind == "event_msg":
@@ -81,6 +84,10 @@ class CodexReader(LineReader):
             elif kind == "turn_context":
                 if isinstance(payload.get("model"), str) and payload["model"]:
                     self.llm = payload["model"]
+                limit = count(payload.get("model_auto_compact_token_limit") or
+                              payload.get("auto_compact_token_limit"))
+                if limit:
+                    self.auto_limit = limit
             elif kind == "compacted":
                 self._compacted(payload, time)
         elif kind in ENVELOPE:
@@ -144,6 +151,7 @@ class CodexReader(LineReader):
         window = count(info.get("model_context_window"))
         if window:
             self.window = window
+            self.windows[self.llm or ""] = window
         running = [count(total.get(k)) for k in ("input_tokens", "cached_input_tokens",
                                                 "output_tokens", "total_tokens")] \
             if isinstance(total, dict) else None
@@ -154,6 +162,8 @@ class CodexReader(LineReader):
             return                         # a placeholder (e.g. "filled to the window")
         prompt = count(last.get("input_tokens"))
         cached = min(count(last.get("cached_input_tokens")), prompt)
+        if "cache_write_input_tokens" in last:
+            self.write_counts = True
         written = min(count(last.get("cache_write_input_tokens")), prompt - cached)
         seen = self.run_start if self.run_start is not None else self.rec.message_count
         self.rec.request(seen, time, self.llm, [prompt - cached - written, written, 0,

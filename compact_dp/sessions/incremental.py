@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
     from .normalised import State
 
-CACHE_VERSION = 6
+CACHE_VERSION = 7
 CHECK = 64                     # bytes before the saved offset that must not have changed
 RESUMABLE = ("claude-code", "codex")
 PRUNE_DAYS = 30

@@ -154,6 +154,23 @@ class Aftermath:
                 f"first_prompt={self.first_prompt}, first_read={self.first_read})")
 
 
+class Mark:
+    """What a compaction recorded of itself (Claude Code's ``compactMetadata``): what set it
+    off (``auto`` or ``manual``), the context's tokens when it did, how long it took, and
+    how many messages it kept (``preservedSegment``; 0: none); None where not recorded."""
+
+    __slots__ = ("trigger", "pre_tokens", "seconds", "kept")
+
+    def __init__(self, trigger: str | None = None, pre_tokens: int | None = None,
+                 seconds: float | None = None, kept: int | None = None):
+        self.trigger, self.pre_tokens, self.seconds, self.kept = (trigger, pre_tokens,
+                                                                   seconds, kept)
+
+    def __repr__(self) -> str:
+        return (f"Mark(trigger={self.trigger!r}, pre_tokens={self.pre_tokens}, "
+                f"seconds={self.seconds}, kept={self.kept})")
+
+
 class Session:
     """A session file, normalised (see the module docstring for full and summary)."""
 
@@ -199,19 +216,32 @@ class Session:
         self.cwd: str | None = None
         self.started: float | None = None
         self.window: int | None = None          # the context window the agent reported
+        self.windows: dict[str, int] = {}       # ... per model (Codex reports it)
+        self.auto_limit: int | None = None      # the auto-compaction limit it reported
+        self.version: str | None = None         # the agent's version, as the file names it
+        self.write_counts = True                # its usage counts cache writes apart (a
+        #                                         Codex rollout before GPT-5.6 does not)
+        # what the session shows of the world it ran in: the largest prompt per model (main
+        # chain), its cache writes by TTL, and what each compaction recorded of itself
+        self.peaks: dict[str, int] = {}          # "" for requests that name no model
+        self.passed = 0                          # the largest prompt followed in its context
+        self.writes_5m = self.writes_1h = 0
+        self.marks: list[Mark] = []             # per compaction, as ``aftermath``
 
     TOTALS = ("format", "request_count", "compaction_count", "user_turns", "has_usage",
               "input_tokens", "output_tokens", "llms", "llm", "last_times",
               "recorded_ttl", "live_start", "live_messages", "live_tokens",
               "live_user_count", "token_source", "prefix", "segment_prefixes",
               "summary_tokens", "last_request_tokens", "session_id", "cwd", "started",
-              "window", "last_kind")
+              "window", "last_kind", "windows", "auto_limit", "version", "peaks",
+              "passed", "writes_5m", "writes_1h", "write_counts")
 
     def totals(self) -> dict[str, object]:
         """What every shape of a session knows, the same for a full one and a summary."""
         out = {name: getattr(self, name) for name in self.TOTALS}
         out["aftermath"] = [(a.summary, a.left, a.first_prompt, a.first_read)
                             for a in self.aftermath]
+        out["marks"] = [(m.trigger, m.pre_tokens, m.seconds, m.kept) for m in self.marks]
         last = self.last_request
         out["last_request"] = None if last is None else (last.seen, last.time, last.llm)
         return out

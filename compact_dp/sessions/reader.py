@@ -25,7 +25,8 @@ class LineReader:
     format = ""
     unit = "line(s)"                      # what a skipped count counts, in words
     FIELDS: ClassVar[tuple[str, ...]] = ("skipped", "recognised", "seen_lines", "session_id",
-                                         "cwd", "started", "window", "now")
+                                         "cwd", "started", "window", "now", "version",
+                                         "windows", "auto_limit", "write_counts")
 
     def __init__(self, tokens: str = "auto", keep: bool = True) -> None:
         self.rec = Recorder(self.format, tokens, keep)
@@ -36,6 +37,10 @@ class LineReader:
         self.cwd: str | None = None           # the last working folder it names
         self.started: float | None = None     # its first timestamp
         self.window: int | None = None        # the context window the agent reported
+        self.windows: dict[str, int] = {}     # ... for each model it reported it for
+        self.auto_limit: int | None = None    # the auto-compaction limit it reported
+        self.version: str | None = None       # the agent's version (the last one named)
+        self.write_counts = True              # its usage counts cache writes apart
         self.now: float | None = None         # the time of the line being read
 
     def where(self, session_id: object, cwd: object, time: float | None) -> None:
@@ -79,6 +84,8 @@ class LineReader:
         s.warnings += skipped_warnings(self.skipped, self.unit)
         s.session_id, s.cwd, s.started, s.window = (self.session_id, self.cwd, self.started,
                                                     self.window)
+        s.windows, s.auto_limit, s.version = dict(self.windows), self.auto_limit, self.version
+        s.write_counts = self.write_counts
         return s
 
     def state(self) -> State:

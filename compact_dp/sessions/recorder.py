@@ -12,7 +12,17 @@ line can save it after any complete line and resume on the bytes appended later.
 
 from __future__ import annotations
 
-from .normalised import CONTEXT, USER, Aftermath, Compaction, Request, Session, Usage, write_ttl
+from .normalised import (
+    CONTEXT,
+    USER,
+    Aftermath,
+    Compaction,
+    Mark,
+    Request,
+    Session,
+    Usage,
+    write_ttl,
+)
 from .sizing import BYTES, USAGE, Sizer
 
 TYPE_CHECKING = False
@@ -34,7 +44,7 @@ class Recorder:
         "request_count", "usage_count", "input_tokens", "output_tokens", "llms", "llm",
         "last", "last_times", "ttl", "user_messages", "turn_events", "live_start",
         "live_users", "live_user_list", "aftermath", "seeking", "sides", "waiting",
-        "last_kind")
+        "last_kind", "peaks", "passed", "last_main", "writes", "marks")
 
     def __init__(self, format: str, tokens: str = "auto", keep: bool = True):
         self.format, self.keep = format, keep
@@ -62,6 +72,15 @@ class Recorder:
         self.sides = format == "codex"           # look for side requests (Codex's)
         self.waiting: list[list[Any]] = []       # requests that may be side requests (ROW, …)
         self.last_kind: str | None = None        # the newest message's kind
+        # what the session shows of its world (world.py): the largest prompt per model; the
+        # largest prompt another request followed in the same context (the agent did not
+        # compact after it); the last main request's [context, prompt]; the cache writes by
+        # TTL [5m, 1h]; what each compaction recorded of itself (normalised.Mark's fields)
+        self.peaks: dict[str, int] = {}
+        self.passed = 0
+        self.last_main: list[int] | None = None
+        self.writes = [0, 0]
+        self.marks: list[list[Any]] = []
         # told before every message and request: ``message(kind)``, ``request(seen, time,
         # sent)`` (backtest copies the state there)
         self.watcher: Any = None
@@ -147,11 +166,14 @@ class Recorder:
         if self.keep:
             self.touches.append((self.request_count + (self.open is not None), time))
 
-    def compaction(self, time: float | None) -> None:
+    def compaction(self, time: float | None, mark: list[Any] | None = None) -> None:
+        """A compaction at ``time``; ``mark``: what it recorded of itself (trigger, the
+        context's tokens, seconds, messages kept: normalised.Mark)."""
         self._close()
         self._flush(sides=False)             # no side request across a compaction
         self.sizer.compaction()
         self.aftermath.append([None, None, None])
+        self.marks.append(mark if mark is not None else [None, None, None, None])
         self.seeking = True
         self.live_start = self.sizer.n
         self.live_users = 0
@@ -183,6 +205,8 @@ class Recorder:
             self.output_tokens += usage[OUTPUT]
             if usage[WRITE_5M] + usage[WRITE_1H]:
                 self.ttl = write_ttl(usage[WRITE_5M], usage[WRITE_1H])
+                self.writes[0] += usage[WRITE_5M]
+                self.writes[1] += usage[WRITE_1H]
             if self.seeking:
                 self.aftermath[-1][1:] = [prompt, usage[READ]]
                 self.seeking = False
@@ -222,6 +246,14 @@ class Recorder:
     def _size(self, row: Row, prompt: int | None, side: bool = False) -> None:
         """Size what a request saw (a side request sizes nothing and changes no context)."""
         adjust = 0 if side else self.sizer.request(row[SEEN], prompt)
+        if not side and prompt:
+            model = row[LLM] if isinstance(row[LLM], str) else ""
+            if prompt > self.peaks.get(model, 0):
+                self.peaks[model] = prompt
+            last = self.last_main
+            if last is not None and last[0] == row[SEGMENT] and last[1] > self.passed:
+                self.passed = last[1]
+            self.last_main = [row[SEGMENT], prompt]
         if self.keep:
             self.requests.append(row + [adjust, side])
 
@@ -260,6 +292,9 @@ class Recorder:
                        for (_, first, read), (_, summary, left)
                        in zip(self.aftermath, contexts[1:])]
         s.summary_tokens = s.aftermath[-1].summary if s.aftermath else None
+        s.peaks, s.passed = dict(self.peaks), self.passed
+        s.writes_5m, s.writes_1h = self.writes
+        s.marks = [Mark(*m) for m in self.marks]
         return s
 
 
