@@ -204,7 +204,10 @@ def _auto(world: World, session: Session, given: Given, env: Mapping[str, str]) 
         return
     window = world.context_window
     point, words = agent.auto_point(window, session.version, dict(env))
-    if point is not None and session.passed > point * OVERSHOOT:
+    # the evidence of "off" is about the session's own window: a window the caller gave
+    # is a what-if, and the recording says nothing of that window's point
+    learned = world.sources.get("context_window") != "given"
+    if point is not None and learned and session.passed > point * OVERSHOOT:
         world.auto_compact_tokens = None
         world.sources["auto_compact_tokens"] = (
             f"off: the session went on past a prompt of {session.passed:,} without "

@@ -418,8 +418,8 @@ MUTANTS: dict[str, list[tuple[str, str, str, str, str]]] = {
     ],
     "boundaries and exits": [
         ("never compacts a prompt exactly at the window", POLICIES,
-         "if replay.prompt_now(request) <= s.window:",
-         "if replay.prompt_now(request) < s.window:", "tests/test_user_boundaries.py"),
+         "if replay.prompt_now(request) <= s.window_of(request):",
+         "if replay.prompt_now(request) < s.window_of(request):", "tests/test_user_boundaries.py"),
         ("pre-compact blocks exactly at the margin", "compact_dp/integrations/hooks.py",
          "used >= window * (1 - margin / 100)", "used > window * (1 - margin / 100)",
          "tests/test_user_boundaries.py"),

@@ -194,9 +194,12 @@ def test_an_unknown_model_gets_the_documented_defaults_and_its_agents_ttl(fmt, t
 
 
 @pytest.mark.parametrize("model, found, window", [
-    ("claude-opus-4-6", "claude-opus-4-6", 200000),
-    ("claude-opus-4-6-20260205", "claude-opus-4-6", 200000),      # an alias
-    ("claude-opus-4-6-20991231", "claude-opus-4-6", 200000),      # any date suffix
+    # (the model's own window is 1M, prices.json with its source; the 200k that Claude Code
+    # opened before 2026-03-13 is the agent's rule, agents.py, not the table's)
+    ("claude-opus-4-6", "claude-opus-4-6", 1_000_000),
+    ("claude-opus-4-6-20260205", "claude-opus-4-6", 1_000_000),   # an alias
+    ("claude-opus-4-6-20991231", "claude-opus-4-6", 1_000_000),   # any date suffix
+    ("claude-haiku-4-5", "claude-haiku-4-5", 200000),
     ("claude-opus-4-6[1m]", "claude-opus-4-6", 1_000_000),        # the 1M window
     ("claude-opus-4-9", None, None), ("opus", None, None), ("", None, None)])
 def test_model_ids_match_exactly_by_alias_or_without_a_date_never_by_likeness(

@@ -98,16 +98,27 @@ def test_a_line_orjson_would_read_otherwise_reads_the_standard_way(name, tmp_pat
 
 def test_two_message_ids_one_float_apart_are_two_responses(tmp_path):
     """orjson would read both ids as the same float: one response, where there are two."""
-    lines = [assistant([text("a")], message_id=BIG), assistant([text("b")], message_id=BIG + 1)]
+    lines = [assistant([text("a")], message_id=BIG, request_id=BIG),
+             assistant([text("b")], message_id=BIG + 1, request_id=BIG + 1)]
     f = write(tmp_path, session_with("\n".join(lines)))
     assert len(same_both_ways(f)["requests"]) == len(claude_session().requests) + 2
+
+
+def test_one_request_id_is_one_request_whatever_its_message_ids(tmp_path):
+    """A request's streamed lines may carry different message.ids: one API request is one
+    bill, both ways of reading."""
+    lines = [assistant([text("a")], message_id="msg_1"), assistant([text("b")], message_id="msg_2")]
+    f = write(tmp_path, session_with("\n".join(lines)))
+    assert len(same_both_ways(f)["requests"]) == len(claude_session().requests) + 1
 
 
 @pytest.mark.parametrize("first, second", [(1, True), (1, 1.0), ([1], [1.0])])
 def test_ids_equal_in_value_but_not_in_writing_are_two_responses(first, second, tmp_path):
     """A response's lines repeat its ids, so the reader keys them once; an id that only
-    equals the last one (1 == True == 1.0) is another response, both ways of reading."""
-    lines = [assistant([text("a")], message_id=first), assistant([text("b")], message_id=second)]
+    equals the last one (1 == True == 1.0) is another response, both ways of reading. (A
+    requestId that is not text does not key; the message.id does, so both carry the id.)"""
+    lines = [assistant([text("a")], message_id=first, request_id=first),
+             assistant([text("b")], message_id=second, request_id=second)]
     f = write(tmp_path, session_with("\n".join(lines)))
     assert len(same_both_ways(f)["requests"]) == len(claude_session().requests) + 2
 

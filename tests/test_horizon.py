@@ -250,7 +250,11 @@ def test_seed_on_a_session_with_usage_is_E_times_L_of_its_turns_and_requests(tur
 
 
 RECORDED = json.loads((Path(__file__).parent / "seed_answers.json").read_text())
-CHANGED = {("session", "summary_tokens")}     # null before: the S used now (issue 18)
+CHANGED = {("session", "summary_tokens"),     # null before: the S used now (issue 18)
+           ("session", "sources", "max_context"),   # the window's source in words (issue 26)
+           # the table's entry: claude-opus-4-6 is a 1M model (prices.json, with its source);
+           # Claude Code opened it at 200k on this session's day, the M used (agents.py)
+           ("session", "prices", "context_window")}
 
 
 def differences(old: object, new: object, path: tuple = ()) -> list[tuple]:
@@ -277,6 +281,16 @@ def test_seed_models_give_the_answers_of_before_the_horizon_bit_for_bit(answer,
         plain = run_main(*horizon, *answer["args"])
         assert (plain.out, plain.status) == (answer["stdout"], answer["status"])
         obj = json.loads(run_main("--json", *horizon, *answer["args"]).out)
+        old_window = answer["json"].get("derived", {}).get("M")
+        if old_window is not None and obj["derived"]["M"] != old_window:
+            # the session recorded its own window (Codex reports it; issue 26) where these
+            # answers took the price table's: given that window, the answer is as before
+            assert obj["session"]["sources"]["max_context"] == \
+                "the context window the agent reported"
+            again = ["--max-context", f"{old_window:.0f}", *horizon, *answer["args"]]
+            plain = run_main(*again)
+            assert (plain.out, plain.status) == (answer["stdout"], answer["status"])
+            obj = json.loads(run_main("--json", *again).out)
         assert differences(answer["json"], obj) == []
         if "derived" in obj:                   # an empty conversation has none
             assert obj["derived"]["horizon"] == "seed"

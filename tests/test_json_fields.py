@@ -109,19 +109,31 @@ def test_every_field_of_the_decisions_json(idle, state, tmp_path):
                              "user_turns", "messages", "models", "tokens", "context_tokens",
                              "prefix_tokens", "summary_tokens", "last_request_at",
                              "sources", "warnings", "keep", "horizon", "horizon_reason",
-                             "prices", "profile", "cache"]
+                             "prices", "profile", "setting", "assumed", "cache"]
     last_response = built.requests[-1]["time"]
+    # the setting (world.py): the window of the model that carried the conversation (opus,
+    # not the last request's haiku), opened at 200k on the session's day; Claude Code
+    # 2.1.40's point; the TTL most writes used; a recorded compaction that kept nothing
+    assert session["setting"] == {
+        "context_window": 200000.0, "windows": None, "auto_compact_tokens": 167000.0,
+        "ttl": "5m", "keeps": "none", "kept_messages": None, "model": None, "sources": {
+            "context_window": "Claude Code opened claude-opus-4-6 at 200k before 2026-03-13",
+            "auto_compact_tokens": "Claude Code 2.1.40's default: the window less 33,000 "
+                                   "(from 2.1.21)",
+            "ttl": "the session's cache writes (1% of them 1-hour)",
+            "keeps": "Claude Code's compactions recorded keep no message"}}
     assert {k: v for k, v in session.items() if k not in ("sources", "prices", "profile",
-                                                             "cache")} == {
+                                                             "cache", "setting")} == {
         "format": "claude-code", "requests": 6, "compactions": 1,
         "last_request_tokens": 1 + 400 + 23500, "user_turns": 3, "messages": 4,
         "models": ["claude-opus-4-6", "claude-haiku-4-5-20251001"], "tokens": "usage",
         "context_tokens": T, "prefix_tokens": V, "summary_tokens": S,
         "last_request_at": parse_time(stamp(last_response)), "warnings": [],
-        "keep": "none", "horizon": "40", "horizon_reason": "--horizon given"}
+        "keep": "none", "horizon": "40", "horizon_reason": "--horizon given", "assumed": []}
     table = "price table, the session's model claude-haiku-4-5-20251001"
     assert session["sources"] == {**FROM_SESSION, **dict.fromkeys(
-        ("p_input", "p_cache", "p_out", "max_context"), table)}
+        ("p_input", "p_cache", "p_out"), table),
+        "max_context": session["setting"]["sources"]["context_window"]}
     assert session["prices"] == {**HAIKU, "source": table}
     assert list(session["profile"]) == ["source", "path"]
     assert session["profile"]["path"].endswith("calibration/default.json")
@@ -177,12 +189,22 @@ def test_every_field_of_replay_json(tmp_path):
             "input_cost": 0.0, "output_cost": 0.0, "files": 0}
     assert list(session) == ["session", "format", "project", "session_id", "started", "date",
                              "messages", "requests", "compactions", "model", "keep",
-                             "points", "warnings", "recorded", "policies"]
-    assert {k: v for k, v in session.items() if k not in ("recorded", "policies")} == {
+                             "points", "setting", "assumed", "warnings", "recorded",
+                             "policies"]
+    assert session["setting"] == {
+        "context_window": 200000.0, "windows": None, "auto_compact_tokens": 167000.0,
+        "ttl": "5m", "keeps": "none", "kept_messages": None, "model": None, "sources": {
+            "context_window": "Claude Code opened claude-opus-4-6 at 200k before 2026-03-13",
+            "auto_compact_tokens": "Claude Code 2.1.40's default: the window less 33,000 "
+                                   "(from 2.1.21)",
+            "ttl": "the session's cache writes (0% of them 1-hour)",
+            "keeps": "Claude Code keeps no message"}}
+    assert {k: v for k, v in session.items() if k not in ("recorded", "policies",
+                                                             "setting")} == {
         "session": str(f), "format": "claude-code", "project": "p", "session_id": "s-1",
         "started": started, "date": "2026-03-01", "messages": 6, "requests": 3,
         "compactions": 0, "model": "cache-clock", "keep": "none", "points": "turn",
-        "warnings": []}
+        "assumed": [], "warnings": []}
     assert same(session["recorded"], {
         "requests": 3, "models": ["claude-opus-4-6"], "input_tokens": 9,
         "cache_read_tokens": 20300, "cache_write_5m_tokens": 10500,

@@ -442,9 +442,10 @@ def sessions(draw):
 
 @given(built=sessions(), policy=st.sampled_from(["recorded", "dp", "never", "threshold:50"]))
 def test_billing_invariants(built, policy, tmp_path_factory):
-    """A read never exceeds what that model's cache holds (its last prompt), but for a
-    recorded extension; a cache idle past its TTL reads nothing beyond what the recording
-    itself read; reads, writes and the uncached tail make up every prompt."""
+    """A read never exceeds what that model's cache holds (its last prompt; the cache the
+    recording shows models sharing, engine.shared_caches), but for a recorded extension;
+    a cache idle past its TTL reads nothing beyond what the recording itself read;
+    reads, writes and the uncached tail make up every prompt."""
     f = tmp_path_factory.mktemp("b") / "s.jsonl"
     f.write_bytes(built.text())
     session = read_session([str(f)])
@@ -460,7 +461,7 @@ def test_billing_invariants(built, policy, tmp_path_factory):
     for b, index in order:
         assert b.read + b.written + b.uncached == pytest.approx(b.prompt)
         floor = setting.events.floor.get(index, 0) if index is not None else 0
-        before = last.get(b.llm)
+        before = last.get(setting.cache_key(b.llm))
         if before is None:
             assert b.read <= floor
         else:
@@ -470,7 +471,7 @@ def test_billing_invariants(built, policy, tmp_path_factory):
             ended = requests[before[1]].done if before[1] is not None else before[0].time
             if index is not None and b.time - ended > 300 + 15 and before[0].ttl == "5m":
                 assert b.read <= floor
-        last[b.llm] = (b, index)
+        last[setting.cache_key(b.llm)] = (b, index)
 
 
 def test_costs_add_up_across_sessions():

@@ -22,7 +22,6 @@ import marshal
 import math
 
 from ..sessions.normalised import USER
-from ..sessions.recorder import Recorder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,6 +29,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..sessions.normalised import Session, State
+    from ..sessions.reader import LineReader
+    from ..sessions.recorder import Recorder
     from .records import Doc
     from .setting import Setting
 
@@ -48,13 +49,14 @@ class Moment:
 
 class _Watching:
     """Told by a recorder before each message and request, it keeps a copy of the
-    recorder's state at every point, as the session is read.
+    reader's state (the recorder's and what the reader knew then: the agent's version, the
+    window it reported, the session's start) at every point, as the session is read.
 
     A request is read after its reply (Claude Code's assistant line is both; Codex reports
     the usage after the output items), so the copy before request j is the one taken when
     exactly the messages it saw had been read."""
 
-    def __init__(self, recorder: Recorder, reader: object, every: int | None) -> None:
+    def __init__(self, recorder: Recorder, reader: LineReader, every: int | None) -> None:
         self.recorder, self.reader, self.every = recorder, reader, every
         self.moments: list[tuple[int, str, float | None, State]] = []
         self.turn_seen = False
@@ -64,7 +66,7 @@ class _Watching:
         return self.recorder.request_count + (self.recorder.open is not None)
 
     def _copy(self) -> State:
-        copy: State = marshal.loads(marshal.dumps(self.recorder.state()))
+        copy: State = marshal.loads(marshal.dumps(self.reader.state()))
         return copy
 
     def _at_point(self) -> bool:
@@ -74,7 +76,7 @@ class _Watching:
     def message(self, kind: str) -> None:
         if kind == USER and not self.turn_seen and self._next() >= 1:
             self.turn_seen = True
-            self.moments.append((self._next(), "turn", getattr(self.reader, "now", None),
+            self.moments.append((self._next(), "turn", self.reader.now,
                                  self._copy()))
         if self._at_point():
             self.before.setdefault(self.recorder.message_count, self._copy())
@@ -110,9 +112,7 @@ def moments(path: str, fmt: str, every: int | None = None) -> list[Moment]:
     finish_tail(reader, b"".join(rest), markers)
     out = []
     for index, kind, time, state in watch.moments:
-        snapshot = Recorder.from_state(state).session(path)
-        snapshot.window = reader.window
-        out.append(Moment(index, kind, time, snapshot))
+        out.append(Moment(index, kind, time, type(reader).from_state(state).session(path)))
     return out
 
 

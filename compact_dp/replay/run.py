@@ -48,8 +48,11 @@ def setting_for(session: Session, params: Mapping[str, object], model: Model, wh
     forecast, and the recorded cache events."""
     from ..question import Options, session_question
     from .bill import SessionFiles
+    keep = "none" if whole else "best"
+    if keep == agent_of(session.format).keep:
+        keep = "auto"                         # the agent's own: the setting says why
     question = session_question(session, Options(
-        params, model=model, environ=env, keep="none" if whole else "best", price=price,
+        params, model=model, environ=env, keep=keep, price=price,
         cache_ttl=cache_ttl, horizon=horizon))
     values = question.ask.values
     files = SessionFiles(session)

@@ -6,11 +6,11 @@ events taken as given (docs/replay.md).
 from __future__ import annotations
 
 from ..agents import REQUEST, TURN, Agent
-from ..world import World
 from ..core.awkvalue import AwkValue
 from ..core.models import Model
 from ..pricing.table import Prices, defaults, find
 from ..sessions.normalised import Compaction, Request, Session
+from ..world import World
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
