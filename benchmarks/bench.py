@@ -19,7 +19,9 @@ ratios, not the milliseconds.  Sections:
    a 300 MB one: catching up call by call, then unchanged;
 4. replay of many sessions, serial against --jobs 2;
 5. corpus-smoke: real sessions cut at random bytes (when ../shared is there);
-6. the recorded policy's simulation error on the real corpus, per format (the same);
+6. the recorded policy's simulation error on the real corpus, per format (the same), and
+   the checks of each session's setting there (compact_dp/replay/checks.py: four counts,
+   each goal zero);
 7. backtest on the corpus and the shared sessions: every goal of the forecast, the dollars
    and the policy (the same);
 8. a whole history: a ~1 GB ~/.claude/projects-shaped tree built once from the corpus
@@ -297,6 +299,32 @@ def simulation_errors(goals: list) -> None:
         goals.append((f"{name} simulation error p90 (%)", p90, p90_goal, f"{len(errors)} "
                        "sessions"))
         goals.append((f"{name} simulation error max (%)", errors[-1], max_goal, ""))
+
+
+def setting_checks(cdp: str, goals: list) -> None:
+    """The session's setting on every corpus session (compact_dp/replay/checks.py): how many
+    sessions show a recorded peak past the window learned, a `never` off the bill where
+    nothing was compacted, a policy whose objective beats hindsight's, an assumption with
+    no reason.  Each goal is zero."""
+    from compact_dp.replay.checks import CHECKS, counts
+    corpus = corpus_folder()
+    if corpus is None:
+        print("\nsetting checks: skipped (needs ../shared/transcripts/corpus)")
+        return
+    policies = ["recorded", "dp", "hindsight", "never", "threshold:60", "threshold:83"]
+    start = time.perf_counter()
+    out = subprocess.run([cdp, "replay", "--json", *[a for p in policies for a in
+                                                     ("--policy", p)],
+                          str(corpus / "claude-code"), str(corpus / "codex")],
+                         capture_output=True, check=True).stdout
+    seconds = time.perf_counter() - start
+    sessions = [s for s in json.loads(out)["sessions"] if s.get("recorded")]
+    found = counts(sessions)
+    print(f"\nthe session's setting, {len(sessions)} corpus sessions with a bill "
+          f"({seconds:.1f} s for six policies, hindsight included):")
+    for name in CHECKS:
+        print(f"  {name:<24} {found[name]:4} sessions (goal 0)")
+        goals.append((f"setting: sessions with {name}", found[name], 0.0, ""))
 
 
 def corpus_folder() -> Path | None:
@@ -651,6 +679,7 @@ def decision_sections(args, cdp: str, sizes: list[int], goals: list) -> dict:
         replay_section(cdp, args.sessions, goals)
         corpus_smoke(cdp, goals)
         simulation_errors(goals)
+        setting_checks(cdp, goals)
         backtest_section(cdp, goals)
     return results
 

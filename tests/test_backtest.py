@@ -365,8 +365,8 @@ SCORES = {"points", "forecast_bias", "forecast_log_error", "elapsed_log_error",
           "dollars_spearman", "compact_advice", "compact_advice_paid"}
 RUN = {"policy", "requests", "compactions", "forced", "input_cost", "output_cost",
        "summary_cost", "summary_output_cost", "unrecorded_cost", "comparable_cost",
-       "total_cost", "cache_read_tokens", "cache_write_tokens", "peak_context",
-       "mean_context", "cache_hit_share"}
+       "penalty", "objective", "total_cost", "cache_read_tokens", "cache_write_tokens",
+       "peak_context", "mean_context", "cache_hit_share"}
 
 
 def test_the_json_has_these_fields_and_no_others(env, tmp_path):

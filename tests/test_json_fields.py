@@ -189,8 +189,10 @@ def test_every_field_of_replay_json(tmp_path):
             "input_cost": 0.0, "output_cost": 0.0, "files": 0}
     assert list(session) == ["session", "format", "project", "session_id", "started", "date",
                              "messages", "requests", "compactions", "model", "keep",
-                             "points", "setting", "assumed", "warnings", "recorded",
-                             "policies"]
+                             "points", "setting", "assumed", "penalty", "warnings",
+                             "recorded", "policies"]
+    # ④ of one compaction halfway (test_setting.py works it out); more than nothing
+    assert isinstance(session["penalty"], float) and session["penalty"] > 0
     assert session["setting"] == {
         "context_window": 200000.0, "windows": None, "auto_compact_tokens": 167000.0,
         "ttl": "5m", "keeps": "none", "kept_messages": None, "model": None, "sources": {
@@ -200,7 +202,7 @@ def test_every_field_of_replay_json(tmp_path):
             "ttl": "the session's cache writes (0% of them 1-hour)",
             "keeps": "Claude Code keeps no message"}}
     assert {k: v for k, v in session.items() if k not in ("recorded", "policies",
-                                                             "setting")} == {
+                                                             "setting", "penalty")} == {
         "session": str(f), "format": "claude-code", "project": "p", "session_id": "s-1",
         "started": started, "date": "2026-03-01", "messages": 6, "requests": 3,
         "compactions": 0, "model": "cache-clock", "keep": "none", "points": "turn",
@@ -215,6 +217,7 @@ def test_every_field_of_replay_json(tmp_path):
     run = {"requests": 3, "compactions": 0, "forced": 0, "input_cost": recorded_in,
            "output_cost": out_cost, "summary_cost": 0.0, "summary_output_cost": 0.0,
            "unrecorded_cost": 0.0, "comparable_cost": recorded_in,
+           "penalty": 0.0, "objective": recorded_in,
            "total_cost": recorded_in + out_cost, "cache_read_tokens": 20300.0,
            "cache_write_tokens": 10500.0, "peak_context": 10503.0,
            "mean_context": sum(prompts) / 3, "cache_hit_share": 20300 / sum(prompts),

@@ -57,6 +57,7 @@ def run(argv: list[str], env: Env) -> int:
     given = {p: v for p, v in args.values.items() if isinstance(v, str)}
     policy = policy_of(args)
     model_named(args.text("model"), env.environ)          # a bad model fails before reading
+    auto, off = auto_compact_of(args.text("auto_compact_tokens"))
     if not args.operands and env.stdin_isatty:
         raise UsageError("no conversation file given (use - to read standard input)")
     session = read_session(args.operands, args.text("format") or "auto",
@@ -67,7 +68,7 @@ def run(argv: list[str], env: Env) -> int:
         _params_only(given), model=args.text("model"), environ=env.environ, policy=policy,
         keep=args.text("keep") or "auto", price=args.text("price"),
         cache_ttl=args.text("cache_ttl"), p_write=p_write_of(args), now=now_of(args),
-        horizon=args.text("horizon")))
+        horizon=args.text("horizon"), auto_compact_tokens=auto, auto_off=off))
     for warning in question.warnings:
         env.warn(warning)
     output = JSON if args.flag("json") else EXPLAIN if args.flag("explain") else PLAIN
@@ -81,6 +82,19 @@ def non_negative(text: str, where: str) -> float:
     if x < 0:
         raise UsageError(f"{where}: {text!r} is out of range (must be a number ≥ 0)")
     return x
+
+
+def auto_compact_of(text: str | None) -> tuple[float | None, bool]:
+    """--auto-compact-tokens: N tokens (> 0) or off: (N or None, off)."""
+    if text is None:
+        return None, False
+    if text.strip().lower() == "off":
+        return None, True
+    x = strict_number(text, "--auto-compact-tokens")
+    if not x > 0:
+        raise UsageError(f"--auto-compact-tokens: {text!r} is not a number of tokens > 0 "
+                         "or off")
+    return x, False
 
 
 def p_write_of(args: Parsed) -> float | None:

@@ -77,6 +77,9 @@ CACHE = [
            "(default: from the session's cache writes, else the provider's)", metavar="TTL"),
     Option("--now", "now", "the moment of the decision, for the cache's state: ISO 8601 or "
            "seconds since 1970 (default: now)", metavar="TIME"),
+    Option("--auto-compact-tokens", "auto_compact_tokens", "where the agent compacts by "
+           "itself: a context of N tokens, or off (default: learned from the session — its "
+           "own automatic compactions, else its agent's documented point)", metavar="N|off"),
 ]
 HORIZON = Option("--horizon", "horizon", "the requests still to come, R: seed (E × L, "
                  "bash-agent's rule), auto (forecast from the requests so far, fitted on real "

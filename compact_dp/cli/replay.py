@@ -54,7 +54,7 @@ OPTIONS = [
     Option("--json", "json", "print one JSON object", takes_value=False),
     Option("--jobs", "jobs", "replay sessions in up to N parallel processes, at most one "
            "per core and per file (default: the number of cores)", metavar="N"),
-    *[o for o in CACHE if o.dest in ("price", "cache_ttl")],
+    *[o for o in CACHE if o.dest in ("price", "cache_ttl", "auto_compact_tokens")],
     *param_options(skip=STATS),
 ]
 
@@ -124,6 +124,7 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
     from ..replay.compare import BY, SORTS
     from ..replay.run import policy_for as make_policy
     from ..sessions.recorder import TOKEN_MODES
+    from .native import auto_compact_of
 
     by = one_of(given, "by", BY, None)
     sort = one_of(given, "sort", SORTS, "date") or "date"
@@ -145,6 +146,7 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
     if tokens not in TOKEN_MODES:
         raise UsageError(f"--tokens: {tokens!r} is not one of usage, bytes (or auto)")
     price, cache_ttl = given.pop("price", None), given.pop("cache_ttl", None)
+    auto = auto_compact_of(given.pop("auto_compact_tokens", None))
     params = {k: v for k, v in given.items() if k in BY_AWK}
     native_values(params, env.environ)          # bad values fail before any reading
     policies = policy or DEFAULT_POLICIES
@@ -154,7 +156,7 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
     options = Options(policies, params, model, keep, keep_tokens, fmt, tokens, price,
                       cache_ttl, dict(env.environ), chosen=bool(policy),
                       detail=json_out or bool(plot) or detail or len(files) == 1,
-                      select=select, points=points)
+                      select=select, points=points, auto=auto)
     results = _run(files, options, jobs, env, show_progress=len(files) > 1,
                    stdin=standard_input(paths, env))
     results = [r for r in results if not r.get("left_out")]

@@ -15,14 +15,17 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 
-def decide_transcript(path: str, env: Mapping[str, str], seconds: float, now: float
+def decide_transcript(path: str, env: Mapping[str, str], seconds: float, now: float,
+                      window: float | None = None
                       ) -> tuple[Reading, Answer | None, Question | None]:
     """Read for at most ``seconds`` (the state in ``cache_dir(env)``), then decide as
     ``compact-dp --json TRANSCRIPT`` would at ``now`` — or, when the reading is not done
-    yet, say so (no answer)."""
+    yet, say so (no answer).  ``window``: the context window the agent itself reported
+    (the status line's ``context_window_size``), the session's setting's first source."""
     reading = read_incremental(os.path.expanduser(path), cache_dir(env),
                                deadline=time.monotonic() + seconds)
     if reading.session is None:
         return reading, None, None
-    answered, question = decide_session(reading.session, Options(environ=env, now=now))
+    answered, question = decide_session(reading.session, Options(environ=env, now=now,
+                                                                 live_window=window))
     return reading, answered, question

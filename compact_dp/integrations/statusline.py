@@ -201,7 +201,9 @@ def status_line(status: dict[str, object], environ: Mapping[str, str], now: floa
     if isinstance(path, str) and path:
         try:
             from .live import decide_transcript
-            reading, answered, question = decide_transcript(path, environ, READING, now)
+            window = _number(_get(status, "context_window", "context_window_size"))
+            reading, answered, question = decide_transcript(path, environ, READING, now,
+                                                            window if window else None)
             session = reading.session
             if answered is None:
                 share = reading.done / reading.size if reading.size else 0.0

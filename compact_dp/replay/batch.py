@@ -31,7 +31,7 @@ class Options:
                  keep: str, keep_tokens: int, format: str, tokens: str, price: str | None,
                  cache_ttl: str | None, environ: dict[str, str], chosen: bool = False,
                  detail: bool = True, select: Selection | None = None,
-                 points: str | None = None):
+                 points: str | None = None, auto: tuple[float | None, bool] = (None, False)):
         self.policies, self.params, self.model = policies, params, model
         self.chosen = chosen                  # policies named by the user: all of them run
         self.detail = detail                  # every request's prompt, for the pictures
@@ -40,6 +40,7 @@ class Options:
         self.format, self.tokens, self.price, self.cache_ttl = format, tokens, price, cache_ttl
         self.environ = environ
         self.points = points                  # where a policy may compact (None: the agent's)
+        self.auto = auto                      # --auto-compact-tokens: (N or None, off)
 
 
 def _preload() -> None:
@@ -64,7 +65,7 @@ def replay_file(path: str, options: Options, detail: bool = True,
     from ..sessions.read import read_session
     from .bill import recorded_bill
     from .compare import BEST, annotate
-    from .run import replay_session, setting_for
+    from .run import replay_session, session_penalty, setting_for
 
     session = read_session([path], options.format, options.tokens,
                            None if stdin is None else io.BytesIO(stdin), fast=True)
@@ -79,7 +80,7 @@ def replay_file(path: str, options: Options, detail: bool = True,
     keep = agent.keep if options.keep == "auto" else options.keep
     setting = setting_for(session, options.params, model, keep == "none",
                           options.keep_tokens, options.cache_ttl, options.price,
-                          options.environ, points=options.points)
+                          options.environ, points=options.points, auto=options.auto)
     # by default, recorded only where a bill checks it, and hindsight only where it can
     # be compared and is exact (no message kept: what a compaction leaves is the same
     # whatever came before)
@@ -98,6 +99,7 @@ def replay_file(path: str, options: Options, detail: bool = True,
                     "compactions": session.compaction_count, "model": model.name,
                     "keep": keep, "points": setting.points,
                     "setting": setting.world.record(), "assumed": list(setting.world.assumed),
+                    "penalty": session_penalty(setting),
                     "policies": [r.summary(detail) for r in runs], "warnings": warnings}
     if session.has_usage:
         assert setting.files is not None
@@ -189,6 +191,7 @@ def totals(results: Iterable[Doc]) -> Doc:
                                              "summary_cost": 0.0,
                                              "summary_output_cost": 0.0,
                                              "comparable_cost": 0.0,
+                                             "penalty": 0.0, "objective": 0.0,
                                              "unrecorded_cost": 0.0,
                                              "cache_read_tokens": 0.0,
                                              "cache_write_tokens": 0.0, "peak_context": 0.0,
@@ -196,7 +199,8 @@ def totals(results: Iterable[Doc]) -> Doc:
             t["sessions"] += 1
             for key in ("requests", "compactions", "forced", "input_cost", "output_cost",
                         "summary_cost", "summary_output_cost", "comparable_cost",
-                        "unrecorded_cost", "cache_read_tokens", "cache_write_tokens"):
+                        "penalty", "objective", "unrecorded_cost", "cache_read_tokens",
+                        "cache_write_tokens"):
                 t[key] += s[key]
             t["peak_context"] = max(t["peak_context"], s["peak_context"])
             t["_inputs"] += s["mean_context"] * s["requests"]

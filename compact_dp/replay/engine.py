@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from ..pricing.table import Prices
 
-AT_TURN_END, BEFORE_REQUEST = "turn", "request"
+AT_TURN_END, BEFORE_REQUEST, AT_RECORDED = "turn", "request", "recorded"
 # where a run stands when its policy is asked: request index, the next message to arrive,
 # the message being arrived at (a turn end), which question, recorded boundaries passed
 Position = tuple[int, int, int, str, int]
@@ -183,7 +183,11 @@ class Replay:
                 seen = max(request.seen, cursor)
                 turn_end = False
                 for i in range(i0 if here else cursor, seen):
-                    if i in boundaries and not (here and i == i0):
+                    # (resumed at a turn end, its message's boundary was passed already;
+                    # resumed at a recorded boundary, it is the question asked again)
+                    if i in boundaries and not (here and i == i0 and phase != AT_RECORDED):
+                        if policy.copies:
+                            self.position = (j, cursor, i, AT_RECORDED, used)
                         used += 1
                         self._recorded_boundary(request, next(recorded_summaries, None),
                                                 boundaries[i])
@@ -241,16 +245,26 @@ class Replay:
 
     def _recorded_boundary(self, request: Request, usage: Request | None,
                            boundary: Compaction) -> None:
-        """A recorded compaction: what happened starts over; the others carry on without
-        the recorded summary."""
-        if not self.policy.recorded:
-            self.diverged = True
-            self.skip_context = True
+        """A recorded compaction: what happened starts over.  Another policy is asked
+        whether it compacts here too: where its context is still the recorded one, its
+        compaction is the recorded one, billed as recorded, and what follows is the
+        recording; otherwise it carries on without the recorded summary (compacting here
+        its own way, if it said so)."""
+        if self.policy.recorded:
+            self._compact(request, 0, False, recorded=usage, boundary=boundary)
             return
-        self._compact(request, 0, False, recorded=usage, boundary=boundary)
+        decision = self.policy.at_recorded(self, request)
+        if decision is not None and not self.diverged:
+            self._compact(request, 0, False, recorded=usage, boundary=boundary, as_recorded=True)
+            return
+        self.diverged = True
+        self.skip_context = True
+        if decision is not None and self.context.count:
+            self._compact(request, 0, decision.forced)
 
     def summary_bill(self, request: Request, keep: int = 0, recorded: Request | None = None,
-                     boundary: Compaction | None = None) -> Billed:
+                     boundary: Compaction | None = None, as_recorded: bool = False
+                     ) -> Billed:
         """The summary request a compaction now would make, keeping the last ``keep``
         messages (nothing changes): it runs on the model the conversation was using, at
         the moment of the compaction, and reads what that model's cache holds."""
@@ -264,19 +278,23 @@ class Replay:
             u = recorded.usage                 # the recorded summary request, as billed
             return self._charge(self.compactions, time, model, u.prompt, u.read, u.ttl,
                                 s.S, uncached=u.input, write_1h=u.write_1h)
-        prompt = self.prefix_now(request) + self.context.dropped(keep) + L_INSTR
+        recording = self.policy.recorded or as_recorded
+        prefix = s.recorded_prefix(request) if recording else self.prefix_now(request)
+        prompt = prefix + self.context.dropped(keep) + L_INSTR
         read = readable(self.caches.get(s.cache_key(model)), time, prompt, s.prices(model))
         billed = self._charge(self.compactions, time, model, prompt, read, self.ttl, s.S)
-        billed.billed = not self.policy.recorded
+        billed.billed = not recording
         return billed
 
     def _compact(self, request: Request, keep: int, forced: bool,
-                 recorded: Request | None = None, boundary: Compaction | None = None) -> None:
+                 recorded: Request | None = None, boundary: Compaction | None = None,
+                 as_recorded: bool = False) -> None:
         """A summary request over the context, then keep its last ``keep`` messages; only
-        what the compaction leaves is still cached."""
+        what the compaction leaves is still cached.  ``as_recorded``: another policy
+        taking the recorded compaction, billed and left as the recorded policy's."""
         s = self.setting
         count = self.context.count
-        billed = self.summary_bill(request, keep, recorded, boundary)
+        billed = self.summary_bill(request, keep, recorded, boundary, as_recorded)
         dropped = self.context.dropped(keep)
         self.caches[s.cache_key(billed.llm)] = Cache(billed.prompt, billed.time, billed.ttl)
         self.context.keep_last(keep)
@@ -285,7 +303,9 @@ class Replay:
                                                  count - self.context.count, dropped,
                                                  keep, forced, billed))
         cached = s.after.cached
-        if not self.policy.recorded:
+        if as_recorded:
+            self.prefix = cached = s.recorded_prefix(request)
+        elif not self.policy.recorded:
             self.prefix = s.after.left
             self.diverged = True
         else:
@@ -309,8 +329,9 @@ class Replay:
             self._bill_side(j, request, request.usage)
             return
         self.ttl = s.ttl_of(request, self.ttl)
-        if self.policy.recorded and request.usage is not None:
-            prompt = float(request.usage.prompt)     # what happened, exactly
+        if (self.policy.recorded or not self.diverged) and request.usage is not None:
+            # what happened, exactly: so far this run's context is the recorded one
+            prompt = float(request.usage.prompt)
         else:
             prompt = self.prompt_now(request)
         prices = s.prices(request.llm)

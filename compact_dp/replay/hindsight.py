@@ -38,9 +38,12 @@ if TYPE_CHECKING:
 INFINITE = float("inf")
 MAX_COMPACTIONS = 64          # a schedule with more is never cheapest in practice
 
-Point = tuple[int, int]       # (request index, 0: at the turn end before it, 1: before it)
+# (request index, when): 0 where the recording compacted before it, 1 at the turn end
+# before it, 2 right before it — in the order a replay meets them
+Point = tuple[int, int]
+RECORDED, TURN_END, BEFORE = 0, 1, 2
 START: Point = (-1, -1)       # the session's start: no compaction
-KINDS = {0: "turn", 1: "request"}
+KINDS = {RECORDED: "recorded", TURN_END: "turn", BEFORE: "request"}
 
 
 class Sweep(Policy):
@@ -50,20 +53,27 @@ class Sweep(Policy):
 
     name = "sweep"
 
-    def __init__(self, start: Point):
+    def __init__(self, start: Point, at: dict[Point, tuple[Replay, Position]]):
         self.start = start
         self.before = 0.0                 # spent when the start was reached
         self.marks: list[tuple[Point, float, bool]] = []
         self.blocked = False              # the context reached the margin after the start
         # the sweep from the session's start never compacts, so its state at a point is
         # every other sweep's until it compacts there: it keeps a copy of itself at each
-        # point, and the others run on from their start's copy
-        self.copies = start == START
-        self.at: dict[Point, tuple[Replay, Position]] = {}
+        # point (in ``at``), and the others run on from their start's copy.  A recorded
+        # point is reached on the recorded context only by taking every recorded
+        # compaction before it: the sweep from the one before keeps that copy
+        self.copies = start == START or start[1] == RECORDED
+        self.at = at
 
     def _point(self, replay: State, request: Request, when: int) -> Compact | None:
         here = (replay.index, when)
-        if self.copies and isinstance(replay, Replay):
+        if when == RECORDED and isinstance(replay, Replay) and replay.diverged:
+            # a recorded compaction is the recording's only on the recorded context: after
+            # a compaction of the schedule's own, the programme does not offer it
+            return None
+        if self.copies and isinstance(replay, Replay) and here > self.start and (
+                self.start == START or when == RECORDED):
             self.at[here] = replay.copy_at()
         if here < self.start:
             return None
@@ -74,21 +84,24 @@ class Sweep(Policy):
             # context it really replaces (here, with no compaction before, it is not)
             self.before = replay.spent + summary_cost(replay, request)
             return Compact(0)
-        if when == 1 and s.points != REQUEST and (s.auto is None or prompt < s.auto):
+        if when == BEFORE and s.points != REQUEST and (s.auto is None or prompt < s.auto):
             return None                   # at turn ends: mid-turn only past the threshold
         self.marks.append((here, replay.spent + summary_cost(replay, request),
                            not self.blocked))
         return None
 
     def at_turn_end(self, replay: State, request: Request) -> Compact | None:
-        return self._point(replay, request, 0)
+        return self._point(replay, request, TURN_END)
+
+    def at_recorded(self, replay: State, request: Request) -> Compact | None:
+        return self._point(replay, request, RECORDED)
 
     def before_request(self, replay: State, request: Request) -> Compact | None:
-        action = self._point(replay, request, 1)
-        if action is None and (replay.index, 1) > self.start and \
+        action = self._point(replay, request, BEFORE)
+        if action is None and (replay.index, BEFORE) > self.start and \
                 replay.prompt_now(request) >= replay.setting.hold_limit:
             self.blocked = True                   # the agent would not have got here
-            self.finished = not self.copies       # no later point is reachable (but
+            self.finished = self.start != START   # no later point is reachable (but
             #                                       the copies go on to the end)
         return action
 
@@ -140,15 +153,16 @@ def best_schedule(setting: Setting, free: bool = False
     cost and its penalties (0 when ``free``)."""
     sweeps: dict[Point, tuple[Sweep, float]] = {}
     penalty = Penalties(setting)
+    copies: dict[Point, tuple[Replay, Position]] = {}
 
     def sweep(start: Point) -> tuple[Sweep, float]:
         if start not in sweeps:
-            policy = Sweep(start)
+            policy = Sweep(start, copies)
             if start == START:
                 replay = Replay(setting, policy, setting.events)
                 replay.run()
             else:
-                replay, position = first.at.pop(start)
+                replay, position = copies.pop(start)
                 replay.policy = policy
                 replay.run(position)
             end = INFINITE if policy.blocked else replay.spent - policy.before
@@ -159,7 +173,7 @@ def best_schedule(setting: Setting, free: bool = False
     # the n-th, its penalty included (and the penalties in it); came[...] the state before
     value: dict[Point, dict[int, tuple[float, float]]] = {START: {0: (0.0, 0.0)}}
     came: dict[tuple[Point, int], tuple[Point, int]] = {}
-    first = sweep(START)[0]
+    sweep(START)
     queue: list[Point] = [START]
     queued = {START}
     best_end = (INFINITE, 0.0, (START, 0))

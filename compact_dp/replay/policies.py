@@ -89,6 +89,10 @@ class Policy:
     def before_request(self, replay: State, request: Request) -> Compact | None:
         return None
 
+    def at_recorded(self, replay: State, request: Request) -> Compact | None:
+        """Where the recording compacted (before ``request``): compact there too?"""
+        return None
+
 
 class RecordedPolicy(Policy):
     """What happened: the recorded compactions at the recorded moments."""
@@ -232,7 +236,8 @@ class ThresholdPolicy(Policy):
 
 
 class SchedulePolicy(Policy):
-    """Compact exactly at the given points: (request index, "turn" or "request"); with
+    """Compact exactly at the given points: (request index, "turn", "recorded" — where
+    the recording compacted, as it did — or "request"); with
     ``auto``, also wherever the agent compacts by itself (its threshold)."""
 
     def __init__(self, points: set[tuple[int, str]], name: str = "schedule",
@@ -241,6 +246,9 @@ class SchedulePolicy(Policy):
 
     def at_turn_end(self, replay: State, request: Request) -> Compact | None:
         return Compact(0) if (replay.index, "turn") in self.points else None
+
+    def at_recorded(self, replay: State, request: Request) -> Compact | None:
+        return Compact(0) if (replay.index, "recorded") in self.points else None
 
     def before_request(self, replay: State, request: Request) -> Compact | None:
         if (replay.index, "request") in self.points:

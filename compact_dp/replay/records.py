@@ -53,6 +53,8 @@ class Run:
         self.requests: list[Billed] = []
         self.compactions: list[Compacted] = []
         self.touches: list[Billed] = []     # prompts answered by nothing (no recorded bill)
+        self.penalty = 0.0                  # ④ of its compactions (run.charge_penalties)
+        self.schedule_of: str | None = None   # hindsight: the policy whose schedule won
 
     def _all(self) -> list[Billed]:
         return self.requests + [c.request for c in self.compactions] + self.touches
@@ -91,6 +93,12 @@ class Run:
         return self.input_cost + self.summary_output_cost
 
     @property
+    def objective(self) -> float:
+        """What hindsight minimises: the comparable cost and the information penalty ④
+        of each compaction, as the decision weighs it."""
+        return self.comparable_cost + self.penalty
+
+    @property
     def peak_context(self) -> float:
         return max((r.prompt for r in self.requests), default=0.0)
 
@@ -118,6 +126,8 @@ class Run:
                 "summary_output_cost": self.summary_output_cost,
                 "unrecorded_cost": self.unrecorded_cost,
                 "comparable_cost": self.comparable_cost,
+                "penalty": self.penalty, "objective": self.objective,
+                **({"schedule_of": self.schedule_of} if self.schedule_of else {}),
                 "total_cost": self.input_cost + self.output_cost,
                 "cache_read_tokens": sum((r.read for r in self._all()), 0.0),
                 "cache_write_tokens": sum((r.written for r in self._all()), 0.0),

@@ -3,12 +3,14 @@ decision asks (question.py), the policies by name, and their runs."""
 
 from __future__ import annotations
 
+import copy
+
 from ..agents import agent_of
 from ..core.models import Model
 from ..errors import UsageError
 from ..sessions.normalised import Session
 from .engine import Replay, recorded_events, shared_caches
-from .hindsight import HindsightPolicy
+from .hindsight import HindsightPolicy, Penalties
 from .policies import Policy, make_policy
 from .records import Run
 from .setting import Aftermath, Setting
@@ -35,14 +37,52 @@ def policy_for(spec: str, setting: Setting | None = None) -> Policy:
 
 
 def replay_session(setting: Setting, policies: list[str]) -> list[Run]:
-    """Every policy over one session (the recorded events found once, shared by all)."""
-    return [Replay(setting, policy_for(p, setting), setting.events).run() for p in policies]
+    """Every policy over one session (the recorded events found once, shared by all),
+    each charged ④ for its compactions; then hindsight is the best of every schedule
+    compared (best_by_objective)."""
+    penalty = Penalties(setting)
+    runs = []
+    for p in policies:
+        run = Replay(setting, policy_for(p, setting), setting.events).run()
+        run.penalty = sum((penalty(c.before, n) for n, c in enumerate(run.compactions)), 0.0)
+        runs.append(run)
+    return best_by_objective(runs)
+
+
+def best_by_objective(runs: list[Run]) -> list[Run]:
+    """Hindsight's search (hindsight.py) is exact where what a compaction leaves does
+    not depend on what came before it, and near enough elsewhere; a schedule another
+    policy followed is in its space too, so where one of them scores better by
+    hindsight's measure (the objective; the comparable cost for ``hindsight:free``),
+    that schedule is hindsight's, and ``schedule_of`` says whose it was."""
+    out = list(runs)
+    for i, run in enumerate(runs):
+        if run.policy not in ("hindsight", "hindsight:free"):
+            continue
+
+        def measure(r: Run, free: bool = run.policy.endswith(":free")) -> float:
+            return r.comparable_cost if free else r.objective
+        best = min(runs, key=measure)
+        if measure(best) < measure(run) - 1e-12:
+            won = copy.copy(best)
+            won.policy, won.schedule_of = run.policy, best.policy
+            out[i] = won
+    return out
+
+
+def session_penalty(setting: Setting) -> float:
+    """The session's ``penalty``: ④ of one compaction halfway through it, the first — the
+    size of what each compaction adds to a policy's objective (the later and the more
+    often, the more: docs/replay.md)."""
+    n = len(setting.session.requests)
+    return Penalties(setting)(n // 2, 0) if n else 0.0
 
 
 def setting_for(session: Session, params: Mapping[str, object], model: Model, whole: bool,
                 keep_tokens: int, cache_ttl: str | None, price: str | None,
                 env: Mapping[str, str] | None = None, points: str | None = None,
-                horizon: str | float | None = None) -> Setting:
+                horizon: str | float | None = None,
+                auto: tuple[float | None, bool] = (None, False)) -> Setting:
     """The replay's setting, from the same sources as the decision (question.py): the
     parameters, what the session's own compactions left (else the agent's figures), the
     forecast, and the recorded cache events."""
@@ -53,7 +93,7 @@ def setting_for(session: Session, params: Mapping[str, object], model: Model, wh
         keep = "auto"                         # the agent's own: the setting says why
     question = session_question(session, Options(
         params, model=model, environ=env, keep=keep, price=price,
-        cache_ttl=cache_ttl, horizon=horizon))
+        cache_ttl=cache_ttl, horizon=horizon, auto_compact_tokens=auto[0], auto_off=auto[1]))
     values = question.ask.values
     files = SessionFiles(session)
     V0 = next((p for p in session.segment_prefixes if p is not None), values["V"].num)

@@ -101,6 +101,35 @@ def bill_line(recorded: Doc) -> str:
             "snapshots that undercount, so priced apart")
 
 
+def hindsight_line(summaries: list[Doc]) -> str | None:
+    """What hindsight minimises, and dp's saving against what was recorded in both
+    measures (dollars; the objective, which charges ④ for each compaction)."""
+    by = {s["policy"]: s for s in summaries}
+    recorded, dp = by.get("recorded"), by.get("dp")
+    if "hindsight" not in by or recorded is None or dp is None:
+        return None
+
+    def saved(key: str) -> str:
+        x = recorded[key] - dp[key]
+        return f"{'saves' if x >= 0 else 'loses'} {dollars(abs(x))}"
+    return ("hindsight: the schedule with the least objective (input and summaries, plus "
+            f"the information penalty ④ for each compaction); dp {saved('comparable_cost')}"
+            f" in dollars and {saved('objective')} in the objective against what was "
+            "recorded")
+
+
+def assumed_line(results: list[Doc]) -> str | None:
+    """One line when any session was billed at a price it did not show."""
+    priced = [r for r in results if any(a.startswith(("prices", "model"))
+                                        for a in r.get("assumed", ()))]
+    if not priced:
+        return None
+    n = len(priced)
+    return (f"assumed: {n:,} session{'' if n == 1 else 's'} billed at prices the session "
+            "did not show (a model it does not name, or one not in the price table); "
+            "--json says which, under assumed")
+
+
 def short_id(res: Doc) -> str:
     """The session's id (else its file's name) cut to 8 characters, as a name, not a
     path: it never folds."""
@@ -132,6 +161,9 @@ def render_text(results: list[Doc], env: Env, width: int | None = None,
                            overflow="ignore"), crop=False)
         if res.get("recorded"):
             console.print(Text(bill_line(res["recorded"]), style="dim"))
+        for line in (hindsight_line(summaries), None if many else assumed_line([res])):
+            if line:
+                console.print(Text(line + ".", style="dim"))
         if summaries and "context" in summaries[0]:
             _pictures(console, summaries, width)
         console.print()
@@ -208,6 +240,9 @@ def _rows(console: Console, good: list[Doc], total: Doc, by: str, sort: str, wid
         words.append(f"the replay of what was recorded is {recorded['simulation_error']:+.2%}"
                      " off the bill")
     console.print(Text("; ".join(words) + ".", style="dim"))
+    for line in (hindsight_line(total["policies"]), assumed_line(good)):
+        if line:
+            console.print(Text(line + ".", style="dim"))
 
 
 def cut(name: str, width: int = 24) -> str:

@@ -147,6 +147,14 @@ def session_lines(session: Session, question: Question | None
     if cache is not None:
         lines.append(("cache", cache_words(cache), f"TTL {cache.ttl} ({cache.ttl_source}); "
                       f"writes ${cache.p_write:g}/MTok ({cache.p_write_source})"))
+    world = question.world
+    if world is not None and world.agent.whole:   # the setting (its window is M, below)
+        auto = world.auto_compact_tokens
+        lines.append(("auto-compact", "off" if auto is None else f"{auto:,.0f}",
+                      world.sources.get("auto_compact_tokens", "")))
+        lines.append(("keeps", world.keeps, world.sources.get("keeps", "")))
+        for assumed in world.assumed:
+            lines.append(("assumed", "", assumed))
     names = {"t": "turns", "total_requests": "requests", "total_compact": "compactions",
              "total_input": "input", "V": "V", "S": "S"}
     if question.ask.model.cache_aware:
