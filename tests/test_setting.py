@@ -317,3 +317,39 @@ def test_a_codex_rollout_switching_between_variants_shares_one_cache(tmp_path):
     assert setting.cache_key("gpt-5.6-sol") == setting.cache_key("gpt-5.6-terra")
     runs = by_policy(replayed(f))
     assert abs(runs["recorded"]["simulation_error"]) < 1e-9
+
+
+@pytest.mark.parametrize("window", [200000, 1000000])
+def test_the_status_lines_window_is_the_settings(window, tmp_path):
+    """Claude Code's statusLine JSON says the window it runs with: the decision the status
+    line makes uses it (and says so)."""
+    from compact_dp.integrations.live import decide_transcript
+    f = write(tmp_path, long_claude(60000).text())
+    env = {"COMPACT_DP_CACHE": str(tmp_path / "cache")}
+    _, answered, question = decide_transcript(str(f), env, 5.0, 1.8e9, float(window))
+    assert answered is not None and question is not None and question.world is not None
+    assert question.world.context_window == window
+    assert question.world.sources["context_window"] == "Claude Code's status line"
+    assert answered.decision.derived is not None and answered.decision.derived.M == window
+
+
+def test_a_request_above_the_long_context_tier_is_billed_whole_at_its_prices(tmp_path):
+    """gpt-5.6-sol: above 272K input tokens the whole request is billed at the tier's
+    prices (input, cached input, output); at 272K exactly, at the standard ones."""
+    from compact_dp.pricing.table import find
+    sol = find("gpt-5.6-sol")
+    assert sol is not None and sol.long is not None and sol.long_above == 272000
+    costs = []
+    for prompt in (272000, 272001):
+        c = CodexRollout(model="gpt-5.6-sol", window=1000000)
+        c.context()
+        c.user("go")
+        c.reply(prompt, 200000)
+        f = write(tmp_path, c.text(), f"r{prompt}.jsonl")
+        costs.append(replayed(f)["recorded"])
+    standard, tier = costs
+    for bill, p, prompt in ((standard, sol, 272000), (tier, sol.long, 272001)):
+        want = ((prompt - 200000) * p.input + 200000 * p.cache_read) / 1e6
+        assert bill["input_cost"] == pytest.approx(want, rel=1e-12)
+        assert bill["output_cost"] == pytest.approx(bill["output_tokens"] * p.output / 1e6,
+                                                    rel=1e-12)
