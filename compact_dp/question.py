@@ -25,7 +25,7 @@ from .engine import Answer, Ask, PolicyAsk, answer, awk_names, model_named
 from .errors import BadValue
 from .pricing.clock import CacheClock, cache_clock
 from .pricing.table import Prices, defaults, find
-from .sessions.normalised import USER, Session
+from .sessions.normalised import USER, Aftermath, Session
 from .sessions.sizing import share
 from .world import Given, World, learn
 
@@ -102,10 +102,18 @@ def session_stats(session: Session) -> dict[str, float]:
         stats["total_input"] = session.input_tokens
     if session.prefix is not None:
         stats["V"] = session.prefix
-    if session.summary_tokens is not None:
-        stats["S"] = session.summary_tokens
-    lefts = sorted(a.left for a in session.aftermath if a.left is not None)
-    reads = sorted(a.first_read for a in session.aftermath if a.first_read is not None)
+    stats.update(compaction_stats(session.aftermath))
+    return stats
+
+
+def compaction_stats(aftermath: list[Aftermath]) -> dict[str, float]:
+    """S, the last summary's size, and what compactions left (the medians of their own),
+    from the compactions seen so far (replay asks it with the ones before its moment)."""
+    stats: dict[str, float] = {}
+    if aftermath and aftermath[-1].summary is not None:
+        stats["S"] = aftermath[-1].summary
+    lefts = sorted(a.left for a in aftermath if a.left is not None)
+    reads = sorted(a.first_read for a in aftermath if a.first_read is not None)
     if lefts and reads:
         stats["after_tokens"] = lefts[len(lefts) // 2] or 1.0
         stats["after_cached"] = reads[len(reads) // 2] or 1.0
@@ -237,7 +245,7 @@ def session_world(session: Session, options: Options, given: Mapping[str, object
                                 options.cache_ttl, options.keep, options.live_window), env)
 
 
-def _profile_figures(session: Session, profile: Profile, V: float | None
+def profile_figures(session: Session, profile: Profile, V: float | None
                      ) -> dict[str, tuple[float, str]]:
     """S and what a compaction leaves, from what real sessions of this agent showed."""
     figures = profile.agent(session.format)
@@ -293,7 +301,7 @@ def session_question(session: Session, options: Options) -> Question:
         sourced["S"] = (DEFAULT, f"{session.format}'s summaries (format default)")
     if measured:
         V = given.get("V")
-        for name, (value, words) in _profile_figures(
+        for name, (value, words) in profile_figures(
                 session, profile, float(V) if isinstance(V, (int, float)) else None).items():
             param = BY_AWK[name]
             if name not in given and not (param.env and env.get(param.env)):

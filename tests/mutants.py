@@ -430,7 +430,7 @@ MUTANTS: dict[str, list[tuple[str, str, str, str, str]]] = {
          "if name not in given and not (param.env and env.get(param.env)):",
          "if name not in given:", "tests/test_user_boundaries.py"),
         ("DP_S beats the session's S", "compact_dp/question.py",
-         '    if session.summary_tokens is not None:\n        stats["S"]',
+         '    if aftermath and aftermath[-1].summary is not None:\n        stats["S"]',
          '    if False:\n        stats["S"]', "tests/test_user_boundaries.py"),
         ("Ctrl-C exits 2", "compact_dp/errors.py", "EXIT_INTERRUPTED = 130",
          "EXIT_INTERRUPTED = 2", "tests/test_user_boundaries.py"),

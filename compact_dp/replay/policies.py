@@ -52,6 +52,8 @@ if TYPE_CHECKING:
         caches: dict[str | None, Cache]
         index: int
         spent: float
+        diverged: bool
+        last_llm: str | None
 
         @property
         def context(self) -> Context: ...
@@ -102,14 +104,19 @@ class RecordedPolicy(Policy):
 
 
 def stats_values(s: Setting, model: str | None, turns: float, requests: float,
-                 compactions: float, billed: float) -> dict[str, AwkValue]:
+                 compactions: float, billed: float, V: float | None = None
+                 ) -> dict[str, AwkValue]:
     """The decision's parameters at a moment of the replay: the setting's, with the
-    running stats and the prices of the model the next request uses."""
+    running stats, the prices of the model the next request uses, and what the decision
+    knew then of compactions (``Setting.known_at``); ``V``: the fixed prefix, where not
+    the first context's."""
     prices = s.prices(model)
     v = dict(s.values)
     numbers = {"t": turns, "total_requests": requests, "total_compact": compactions,
-               "total_input": billed, "V": s.V0, "S": s.S, "p_input": prices.input,
-               "p_cache": prices.cache_read, "p_out": prices.output, "max_context": s.window}
+               "total_input": billed, "V": s.V0 if V is None else V, "S": s.S,
+               "p_input": prices.input,
+               "p_cache": prices.cache_read, "p_out": prices.output, "max_context": s.window,
+               **s.known_at(int(requests))}
     for name, x in numbers.items():
         v[name] = AwkValue.number(x)
     return v
@@ -120,13 +127,19 @@ def ask_decision(replay: State, request: Request, policy: PolicyAsk | None = Non
     """The decision the agent would have seen now, with its running stats; at a turn end
     the turn arriving counts in the end chance."""
     s = replay.setting
-    prices = s.prices(request.llm)
-    v = stats_values(s, request.llm, replay.turns, replay.requests, replay.compactions,
-                     replay.billed_input)
+    # the model of the last request, as the decision on the transcript knows it (the next
+    # request's is not known yet: a user may switch)
+    llm = replay.last_llm or request.llm
+    prices = s.prices(llm)
+    # on the recorded context past a recorded compaction, V is that context's, as the
+    # decision on the transcript cut here finds it
+    V = s.recorded_prefix(request) if request.segment and not replay.diverged else None
+    v = stats_values(s, llm, replay.turns, replay.requests, replay.compactions,
+                     replay.billed_input, V)
     cold, p_write = False, None
     if s.model.cache_aware:
         p_write = prices.write(replay.ttl)
-        cache = replay.caches.get(s.cache_key(request.llm))
+        cache = replay.caches.get(s.cache_key(llm))
         cold = cache is not None and not warm(cache, request.sent)
     conv = replay.conversation()
     if s.whole:

@@ -19,6 +19,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from ..question import Question
+
 POLICY_NAMES = "recorded, dp, never, threshold:P, hindsight or hindsight:free"
 
 
@@ -47,6 +49,43 @@ def replay_session(setting: Setting, policies: list[str]) -> list[Run]:
         run.penalty = sum((penalty(c.before, n) for n, c in enumerate(run.compactions)), 0.0)
         runs.append(run)
     return best_by_objective(runs)
+
+
+def known_figures(session: Session, question: Question, V0: float,
+                  env: Mapping[str, str] | None) -> list[tuple[int, dict[str, float]]]:
+    """S and what compactions left (after_tokens, after_cached) as the decision knew them
+    before each request — from the session's compactions read by then, else from the
+    profile, else the default — where they came from the session at all (a figure given
+    stays given): the replayed decision must not know a summary still to come.  As
+    (first request index, figures), in order."""
+    from ..core.params import native_values
+    from ..question import SESSION, compaction_stats, profile_figures
+    from ..sessions.normalised import Aftermath
+    learned = [name for name in ("S", "after_tokens", "after_cached")
+               if name in question.sources and question.sources[name].origin == SESSION]
+    if not learned:
+        return []
+    fallback = {name: value for name, (value, _) in profile_figures(
+        session, question.profile, V0).items()}
+    defaults = native_values({}, env or {})
+
+    def figures(aftermath: list[Aftermath]) -> dict[str, float]:
+        known = compaction_stats(aftermath)
+        return {name: known.get(name, fallback.get(name, defaults[name].num))
+                for name in learned}
+    requests = session.requests
+    firsts = [next((j for j, r in enumerate(requests) if r.seen > c.at), len(requests))
+              for c in session.compactions]      # the first request after each compaction
+    out: list[tuple[int, dict[str, float]]] = [(0, figures([]))]
+    for j in sorted(set(firsts) | {f + 1 for f in firsts}):
+        seen: list[Aftermath] = []
+        for a, first in zip(session.aftermath, firsts):
+            if first > j:
+                break
+            done = first < j          # its first request came: what it left is known
+            seen.append(a if done else Aftermath(a.summary, None, None, None))
+        out.append((j, figures(seen)))
+    return out
 
 
 def best_by_objective(runs: list[Run]) -> list[Run]:
@@ -111,6 +150,7 @@ def setting_for(session: Session, params: Mapping[str, object], model: Model, wh
     if question.hidden:                       # a part-way start: V0 is the fixed part
         setting.V0, setting.hidden = V0, question.hidden
     setting.forecast = question.forecaster()
+    setting.known = known_figures(session, question, setting.V0, env)
     setting.ender = question.ender()
     setting.groups = shared_caches(setting)
     setting.events = recorded_events(setting)

@@ -77,6 +77,9 @@ class Setting:
         self.files: SessionFiles | None = None  # the session's other files (bill.py)
         # R at a number of requests so far, with its source (None: the seed's E × L)
         self.forecast: Callable[[float], tuple[float, str]] | None = None
+        # what the decision knew of compactions before each request (run.known_figures):
+        # (first request index, S and what compactions left), in order
+        self.known: list[tuple[int, dict[str, float]]] = []
         self.ender: Callable[[float, float], float] | None = None    # the end chance
 
     def lookups(self) -> tuple[dict[int, Compaction], set[int], dict[int, list[float]]]:
@@ -108,6 +111,13 @@ class Setting:
                 v["p_input"].num, v["p_cache"].num, v["p_out"].num, v["max_context"].num,
                 ttl=self.agent.cache_ttl)
         return self._prices[key]
+
+    def known_at(self, index: int) -> dict[str, float]:
+        """S and what compactions left, as the decision before request ``index`` knew them
+        (no look at compactions still to come)."""
+        from bisect import bisect_right
+        i = bisect_right(self.known, index, key=lambda k: k[0]) - 1
+        return self.known[i][1] if i >= 0 else {}
 
     def cache_key(self, llm: str | None) -> str | None:
         """The cache a model's requests read and write: its own, unless the recording shows
