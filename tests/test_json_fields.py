@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from compact_dp.calibration.profile import BUILT_IN
 from compact_dp.sessions.read import read_session
 from compact_dp.sessions.timefmt import parse_time
 from compact_dp.views.words import money
@@ -189,8 +190,8 @@ def test_every_field_of_replay_json(tmp_path):
             "input_cost": 0.0, "output_cost": 0.0, "files": 0}
     assert list(session) == ["session", "format", "project", "session_id", "started", "date",
                              "messages", "requests", "compactions", "model", "keep",
-                             "points", "setting", "assumed", "warnings", "recorded",
-                             "policies"]
+                             "points", "setting", "assumed", "warnings", "profile",
+                             "recorded", "policies"]
     assert session["setting"] == {
         "context_window": 200000.0, "windows": None, "auto_compact_tokens": 167000.0,
         "ttl": "5m", "keeps": "none", "kept_messages": None, "model": None, "sources": {
@@ -204,7 +205,9 @@ def test_every_field_of_replay_json(tmp_path):
         "session": str(f), "format": "claude-code", "project": "p", "session_id": "s-1",
         "started": started, "date": "2026-03-01", "messages": 6, "requests": 3,
         "compactions": 0, "model": "cache-clock", "keep": "none", "points": "turn",
-        "assumed": [], "warnings": []}
+        "assumed": [], "warnings": [], "profile": {
+            "source": "make calibrate: real sessions of other projects",
+            "path": BUILT_IN}}
     assert same(session["recorded"], {
         "requests": 3, "models": ["claude-opus-4-6"], "input_tokens": 9,
         "cache_read_tokens": 20300, "cache_write_5m_tokens": 10500,
