@@ -18,7 +18,9 @@ plan_at=${3:-0}
 : > "$CONV_FILE"
 turns=0 requests=0 compactions=0 input_tokens=0 n=0
 
-is_user_line() {   # a user message: "role":"user" without array content (docs/formats.md)
+# a user message: "role":"user" without array content
+# (https://github.com/compact-dp/compact-dp/blob/main/docs/formats.md)
+is_user_line() {
     case "$1" in *'"content":['*) return 1 ;; *'"role":"user"'*) return 0 ;; *) return 1 ;; esac
 }
 

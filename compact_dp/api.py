@@ -9,8 +9,9 @@
 lines.  ``Session.decide`` takes one set of keywords — the parameters by name (``turns=5``,
 ``max_context=200000``: every name of docs/options.md, with ``_`` for ``-``) and how to
 ask (``model``, ``keep``, ``price``, ``cache_ttl``, ``p_write``, ``now``, ``horizon``,
-``trigger``, ``context_tokens``, ``force_percent``, ``environ``) — and returns a
-``Decision``, whose ``as_dict()`` is what ``compact-dp --json`` prints.  docs/api.md has
+``trigger``, ``context_tokens``, ``force_percent``, ``environ``: by default the process's
+own, as the command reads it) — and returns a ``Decision``, whose ``as_dict()`` is what
+``compact-dp --json`` prints in the same environment.  docs/api.md has
 runnable examples.  Every failure is a ``CompactDpError``; bad values name the keyword.
 """
 
@@ -117,7 +118,13 @@ class Session:
                context_tokens: float | None = None,
                force_percent: float = DEFAULT_FORCE_PERCENT,
                environ: Mapping[str, str] | None = None, **params: object) -> Decision:
-        """Decide for the live context (see the module docstring for the keywords)."""
+        """Decide for the live context (see the module docstring for the keywords);
+        ``environ``: the variables to read, by default the process's own, as the command
+        reads them (its DP_* values, COMPACT_DP_MODEL, the profile ``calibrate`` wrote);
+        ``environ={}`` reads none."""
+        if environ is None:
+            from .environment import process_environ
+            environ = process_environ()
         policy = None
         if trigger is not None or context_tokens is not None:
             policy = PolicyAsk(trigger or "auto", float(context_tokens or 0), force_percent)

@@ -25,6 +25,12 @@ MIN_WIDTH = 40            # narrower than this (COLUMNS=0, a terminal reporting 
 DEFAULT_WIDTH = 80        # when nothing says how wide the output is
 
 
+def process_environ() -> Mapping[str, str]:
+    """The process's own environment variables: what the command reads (``Env.from_process``)
+    and what the Python API reads unless given ``environ=`` — the one place either looks."""
+    return os.environ
+
+
 class Env:
     """Streams, variables and terminal facts for one run of the command."""
 
@@ -54,7 +60,7 @@ class Env:
                 columns = os.get_terminal_size(sys.stdout.fileno()).columns
             except (OSError, ValueError):
                 columns = None
-        return cls(stdin=stdin, stdout=sys.stdout, stderr=sys.stderr, environ=os.environ,
+        return cls(stdin=stdin, stdout=sys.stdout, stderr=sys.stderr, environ=process_environ(),
                    stdin_isatty=bool(sys.stdin is not None and _isatty(sys.stdin)),
                    stdout_isatty=out_tty, terminal_columns=columns,
                    stderr_isatty=bool(sys.stderr is not None and _isatty(sys.stderr)),
@@ -99,8 +105,9 @@ class Env:
         self.note(f"warning: {message}")
 
     def write(self, text: str) -> int:
-        """Write the answer; a closed pipe is one line on stderr and exit 2, never a
-        traceback."""
+        """Write the answer.  A reader that closed the pipe early (``| head``) has all it
+        wanted: that is no error, so nothing is said and the exit status is the answer's;
+        a full disk is one line on stderr and exit 2 — never a traceback."""
         out = self.stdout
         if out is None:
             return self.fail("standard output is closed")
@@ -125,8 +132,7 @@ class Env:
         except OSError as e:
             _discard_to_devnull(out)
             if isinstance(e, BrokenPipeError):
-                return self.fail("standard output was closed before the answer was "
-                                 "written (broken pipe)")
+                return EXIT_OK
             return self.fail(f"cannot write standard output: {e.strerror or e}")
         return EXIT_OK
 

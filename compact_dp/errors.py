@@ -68,7 +68,19 @@ class FormatError(CompactDpError):
 
 class NotASession(FormatError):
     """A file in no known session format at all: found in a folder, it is no news (a
-    ``metadata.json`` beside the sessions), so many-file commands count it, not name it."""
+    ``metadata.json`` beside the sessions), so many-file commands count it, not name it.
+    ``path`` (the file, as named) and ``what`` (what it is, in words) without the hint
+    for the command line: the hooks say them in their own words."""
+
+    def __init__(self, path: str, what: str, hint: str = ""):
+        super().__init__(f"{path}: {what}" + (f"; {hint}" if hint else ""))
+        self.path, self.what = path, what
+
+
+class EmptySession(FormatError):
+    """A file with nothing in it to replay (no line at all): in a folder, many-file
+    commands leave it out with a count; named, it is an error.  (The decision answers 0 on
+    it, as the awk does.)"""
 
 
 class AwkFatal(CompactDpError):

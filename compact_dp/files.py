@@ -10,6 +10,38 @@ from __future__ import annotations
 import os
 import shutil
 
+from .errors import UsageError
+
+
+def make_folder_for(path: str, may_make: tuple[str, ...], option: str, dry_run: bool = False,
+                    folder: str | None = None) -> None:
+    """The rule for every file compact-dp writes where a user said: it goes into a folder
+    that exists.  A mistyped path (``calibrate --output``, ``install --settings``) must
+    not grow a tree of folders (as root, ``/nonexistent``).  The only folders made are
+    those of ``may_make``, compact-dp's own for a default path (``~/.claude``; the config
+    folder and its ``compact-dp``), for their owner only — a folder above them never;
+    ``dry_run`` makes nothing.  ``option`` named the path (for the error); ``folder`` is
+    the one to check when not the path's own (a symlink's target's)."""
+    folder = folder or os.path.dirname(os.path.abspath(path))
+    allowed = {os.path.abspath(f) for f in may_make} | {os.path.realpath(f) for f in may_make}
+    missing: list[str] = []
+    while not os.path.isdir(folder):
+        if folder not in allowed and may_make:       # the default path's
+            raise UsageError(f"{folder} does not exist; not creating it (only "
+                             f"{' and '.join(may_make)} would be made, for the default)")
+        if folder not in allowed:
+            raise UsageError(f"{option}: {folder} does not exist; not creating it (make it "
+                             f"first, or leave {option} out for the default)")
+        missing.append(folder)
+        folder = os.path.dirname(folder)
+    for f in reversed(missing) if not dry_run else ():
+        try:
+            os.mkdir(f, 0o700)
+        except FileExistsError:
+            pass
+        except OSError as e:
+            raise UsageError(f"cannot create {f}: {e.strerror or e}") from None
+
 
 def write_atomic(path: str, data: str | bytes, mode: int | None = None) -> None:
     """Replace ``path`` by ``data`` atomically, with ``mode`` (else the old file's, else

@@ -41,16 +41,23 @@ def is_session_file(name: str) -> bool:
     return name.endswith((".jsonl", ".json")) and not name.startswith("agent-")
 
 
-def find_sessions(paths: list[str]) -> list[str]:
+def find_sessions(paths: list[str], unreadable: list[tuple[str, str]] | None = None
+                  ) -> list[str]:
     """The session files: files as given; folders searched recursively for *.jsonl and
-    *.json, leaving out sub-agents' files (``subagents/`` folders, ``agent-*.jsonl``)."""
+    *.json, leaving out sub-agents' files (``subagents/`` folders, ``agent-*.jsonl``).
+    A folder that cannot be listed goes into ``unreadable`` (with why), to be said: its
+    sessions are missing from the answer."""
     out: list[str] = []
+
+    def failed(e: OSError) -> None:
+        if unreadable is not None:
+            unreadable.append((e.filename or "", e.strerror or str(e)))
     for path in paths:
         if not os.path.isdir(path):
             out.append(path)
             continue
         found = []
-        for root, dirs, files in os.walk(path):
+        for root, dirs, files in os.walk(path, onerror=failed):
             dirs[:] = sorted(d for d in dirs if d != "subagents")
             found += [os.path.join(root, f) for f in files if is_session_file(f)]
         out += sorted(found)

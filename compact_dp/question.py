@@ -199,7 +199,7 @@ class Question:
             "model": p.llm, "known": p.known, "source": self.price_source,
             "input": p.input, "cache_read": p.cache_read, "cache_write": p.cache_write,
             "output": p.output, "context_window": p.context_window, "date": p.date},
-            "profile": {"source": self.profile.source, "path": self.profile.path}}
+            "profile": self.profile.record()}
         if self.world is not None:
             out["setting"] = self.world.record()
             out["assumed"] = list(self.world.assumed)

@@ -9,6 +9,7 @@ repository is cloned alone.
 
 from __future__ import annotations
 
+import atexit
 import io
 import json
 import os
@@ -16,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -32,12 +34,26 @@ SHARED_GOLDEN = SHARED / "golden-awk"
 TRANSCRIPTS = SHARED / "transcripts" / "claude-code"
 NO_SHARED = f"needs {SHARED} (real data read in place; absent in a lone clone)"
 
-# Hypothesis: a quick profile by default, a thorough one with HYPOTHESIS_PROFILE=ci.
-settings.register_profile("dev", max_examples=60, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("ci", max_examples=400, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+# Hypothesis profiles, chosen by HYPOTHESIS_PROFILE (else ``ci`` where $CI is set, as CI
+# services set it, else ``dev``):
+# * dev: quick, new examples every run, the failures kept in .hypothesis/ to try first;
+# * ci: as many examples, derandomized — each run tries the same ones, so a red CI run is
+#   one anybody reproduces with HYPOTHESIS_PROFILE=ci — and no example database (a fresh
+#   clone has none to keep); ``make test`` stays under two minutes on two cores;
+# * thorough: 400 examples each, for a long look before a release.
+QUICK = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+settings.register_profile("dev", max_examples=60, **QUICK)
+settings.register_profile("ci", max_examples=60, derandomize=True, database=None,
+                          print_blob=True, **QUICK)
+settings.register_profile("thorough", max_examples=400, **QUICK)
+
+
+def chosen_profile(environ: Mapping[str, str]) -> str:
+    return environ.get("HYPOTHESIS_PROFILE") or ("ci" if environ.get("CI") else "dev")
+
+
+PROFILE = chosen_profile(os.environ)
+settings.load_profile(PROFILE)
 
 
 def _cases(folder: Path) -> list[dict]:
@@ -59,8 +75,28 @@ STATS_ARGS = awk_arguments(AGENT_STATS)
 NATIVE_STATS = ["--turns", "5", "--requests", "40", "--compactions", "0",
                 "--input-tokens", "400000"]
 EXAMPLE = INPUTS / "syn_400.jsonl"                     # a generated session with recordings
-CACHE_DIR = tempfile.mkdtemp(prefix="compact-dp-tests-")   # never the user's cache
-CONFIG_DIR = tempfile.mkdtemp(prefix="compact-dp-config-")  # nor the user's profile
+# One folder for this run (per process: each xdist worker has its own), removed when the
+# run ends: the cache the commands write (never the user's) and the config folder they
+# read (no profile the user calibrated).
+RUN_DIR = tempfile.mkdtemp(prefix="compact-dp-tests-")
+CACHE_DIR = os.path.join(RUN_DIR, "cache")
+CONFIG_DIR = os.path.join(RUN_DIR, "config")
+os.mkdir(CACHE_DIR)
+os.mkdir(CONFIG_DIR)
+
+
+def _remove_run_dir() -> None:
+    shutil.rmtree(RUN_DIR, ignore_errors=True)
+
+
+atexit.register(_remove_run_dir)        # also when the run stops before pytest_unconfigure
+
+# The Python API reads the process's environment, as the command does: in-process tests
+# must not read the user's settings or profile either.
+for _name in [k for k in os.environ if k.startswith("DP_") or k == "MAX_CONTEXT_TOKENS" or
+              k.startswith("COMPACT_DP_") and k != "COMPACT_DP_PURE"]:
+    del os.environ[_name]
+os.environ["COMPACT_DP_PROFILE"] = "none"        # the built-in profile
 
 
 def assignments(case: dict) -> dict[str, str]:
@@ -160,6 +196,10 @@ def run_main(*argv: str, stdin: bytes = b"", environ: dict | None = None,
               stdin_isatty=stdin_isatty, stdout_isatty=stdout_isatty)
     status = main(list(argv), env)
     return Captured(status, out.getvalue(), err.getvalue())
+
+
+def pytest_unconfigure(config):
+    _remove_run_dir()
 
 
 def pytest_sessionstart(session):

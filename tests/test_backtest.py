@@ -382,8 +382,13 @@ def test_the_json_has_these_fields_and_no_others(env, tmp_path):
                                "backtest needs a Claude Code or Codex session with recorded "
                                "usage"}]
     (s,) = obj["sessions"]
-    assert set(s) == {"session", "format", "requests", "points", "policies", "scores",
-                      "dp_beats_thresholds"}
+    assert set(s) == {"session", "project", "session_id", "format", "requests", "points",
+                      "policies", "scores", "dp_beats_thresholds"}
+    from compact_dp.history import project_of
+    from compact_dp.sessions.read import read_session
+    read = read_session([str(known.path)])
+    assert (s["project"], s["session_id"]) == (project_of(read, str(known.path)),
+                                               read.session_id)
     assert (s["session"], s["format"], s["requests"]) == (str(known.path), "claude-code",
                                                           known.n)
     assert isinstance(s["dp_beats_thresholds"], bool)
@@ -408,21 +413,30 @@ def test_a_session_without_a_turn_end_has_no_scores(env, tmp_path):
     assert (s["points"], s["scores"]) == ([], None)
     assert not s["dp_beats_thresholds"]             # all cost the same: dp is not cheaper
     table = run_main("backtest", str(one.path), environ={**env, "COLUMNS": "200"}).out
-    row = next(line for line in table.splitlines() if "one.jsonl |" in line)
-    assert [c.strip() for c in row.strip("|").split("|")][1:] == ["6", "0"] + ["-"] * 6
+    row = table.splitlines()[3]                   # the first row below the header
+    assert [c.strip() for c in row.strip("|").split("|")][2:] == ["6", "0"] + ["-"] * 6
 
 
-def test_the_table_fits_80_columns_and_cuts_long_paths_from_the_left(env, tmp_path):
+def test_the_table_fits_80_columns_and_names_a_session_as_replay_does(env, tmp_path):
+    """Its project (cut to fit) and its id, not its path: a path of a home's history is
+    long, and replay's rows name the same sessions so."""
     deep = tmp_path / ("a-folder-with-a-long-name-" * 4) / "and-a-session-file.jsonl"
     deep.parent.mkdir(parents=True)
     deep.write_bytes(claude_turns(A_TURNS, grow=4000).text())
     out = run_main("backtest", str(deep), environ={**env, "COLUMNS": "80"}).out
     assert all(len(line) <= 80 for line in out.splitlines()), out
-    assert str(deep) not in out and "…" in out and "and-a-session-file.jsonl" in out
-    assert "total · 1 sessions" in out and "goal" in out
+    replayed = run_main("replay", "--json", str(deep), environ=env)
+    (r,) = json.loads(replayed.out)["sessions"]
+    from compact_dp.replay.view import cut, short_id
+    row = out.splitlines()[3]
+    assert [c.strip() for c in row.strip("|").split("|")][:2] == [cut(r["project"]),
+                                                                  short_id(r)]
+    assert str(deep.parent) not in out and "and-a-session-file" not in out
+    total = [c.strip() for c in out.splitlines()[4].strip("|").split("|")]
+    assert total[:2] == ["total", "1 session"] and "goal" in out
     wide = run_main("backtest", str(deep), environ={**env, "COLUMNS": "250"}).out
     header = next(line for line in wide.splitlines() if line.startswith("|"))
-    for column in ("session", "requests", "points", "R / actual", "log err / elapsed's",
+    for column in ("project", "session", "requests", "points", "R / actual", "log err / elapsed's",
                    "$ said / got", "ρ", "compact paid", "dp vs best"):
         assert column in header
 

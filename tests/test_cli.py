@@ -404,17 +404,15 @@ def test_hooks_path_finds_the_installed_bash_hooks():
 # --- both forms --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("args", [[*AGENT_ARGS, *STATS_ARGS, EX], [*NATIVE_STATS, EX]])
-def test_broken_pipe_is_one_line_not_a_traceback(args):
-    """compact-dp … | head -c0: the reader is gone before we write."""
+def test_a_reader_gone_before_we_write_is_no_error(args):
+    """compact-dp … | head -c0: the reader is gone before we write; it wanted nothing, so
+    nothing is said and the answer's status stands (no traceback, no exit 120)."""
     r, w = os.pipe()
     os.close(r)
     p = subprocess.run([command_path(), *args], stdout=w, stderr=subprocess.PIPE,
                        env=clean_env(), timeout=60)
     os.close(w)
-    err = p.stderr.decode()
-    assert p.returncode == 2
-    assert "Traceback" not in err and "broken pipe" in err
-    assert len(err.strip().splitlines()) == 1
+    assert (p.returncode, p.stderr.decode()) == (0, "")
 
 
 @pytest.mark.parametrize("args", [[*AGENT_ARGS, *STATS_ARGS], [*NATIVE_STATS]])

@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from compact_dp.calibration.profile import BUILT_IN
 from compact_dp.sessions.read import read_session
 from compact_dp.sessions.timefmt import parse_time
 from compact_dp.views.words import money
@@ -190,7 +191,7 @@ def test_every_field_of_replay_json(tmp_path):
     assert list(session) == ["session", "format", "project", "session_id", "started", "date",
                              "messages", "requests", "compactions", "model", "keep",
                              "points", "setting", "assumed", "penalty", "warnings",
-                             "recorded", "policies"]
+                             "profile", "recorded", "policies"]
     # ④ of one compaction halfway (test_setting.py works it out); more than nothing
     assert isinstance(session["penalty"], float) and session["penalty"] > 0
     assert session["setting"] == {
@@ -206,7 +207,9 @@ def test_every_field_of_replay_json(tmp_path):
         "session": str(f), "format": "claude-code", "project": "p", "session_id": "s-1",
         "started": started, "date": "2026-03-01", "messages": 6, "requests": 3,
         "compactions": 0, "model": "cache-clock", "keep": "none", "points": "turn",
-        "assumed": [], "warnings": []}
+        "assumed": [], "warnings": [], "profile": {
+            "source": "make calibrate: real sessions of other projects",
+            "path": BUILT_IN}}
     assert same(session["recorded"], {
         "requests": 3, "models": ["claude-opus-4-6"], "input_tokens": 9,
         "cache_read_tokens": 20300, "cache_write_5m_tokens": 10500,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from ..sessions.normalised import Session
+from ..views.words import count
 from .profile import FALLBACK, AgentFigures, Profile
 
 TYPE_CHECKING = False
@@ -145,7 +146,7 @@ def fit(sessions: list[Session], prior: Profile | None = None, source: str = "",
     agents[FALLBACK] = AgentFigures(level=shape["C"].get(FALLBACK, 38.0),
                                     sessions=len(history))
     return Profile(agents, shape["a"], (shape["b0"], shape["bt"], shape["bj"]),
-                   source or f"{len(kept):,} sessions", path=None)
+                   source or count(len(kept), "session"), path=None)
 
 
 def _prior_shape(prior: Profile | None) -> Shape | None:

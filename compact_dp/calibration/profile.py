@@ -60,6 +60,11 @@ class Profile:
     def agent(self, format: str) -> AgentFigures:
         return self.agents.get(format) or self.agents.get(FALLBACK) or AgentFigures()
 
+    def record(self) -> dict[str, object]:
+        """Which profile, for ``--json`` (the decision's and replay's): what it was fitted
+        on and its file."""
+        return {"source": self.source, "path": self.path}
+
     def as_dict(self) -> dict[str, object]:
         return {"profile_version": VERSION, "source": self.source, "fitted": self.fitted,
                 "exponent": self.exponent, "end_chance": list(self.end),

@@ -11,6 +11,7 @@ import contextlib
 import io
 
 import typer
+from typer._click.exceptions import NoSuchOption
 
 from ..environment import Env
 from ..errors import EXIT_INTERRUPTED, CompactDpError, UsageError
@@ -45,6 +46,11 @@ def run(name: str, argv: list[str], env: Env) -> int:
         status = e.exit_code
     except typer.Abort:
         return env.fail("interrupted", EXIT_INTERRUPTED)
+    except NoSuchOption as e:              # click guesses among look-alikes: we do not
+        from .options import did_you_mean
+        flags = [f for p in cmd.params for f in p.opts if f.startswith("--")] + ["--help"]
+        raise UsageError(f"no such option: {e.option_name}" +
+                         did_you_mean(e.option_name, flags)) from None
     except typer.TyperException as e:
         raise UsageError(e.format_message()) from None
     except CompactDpError:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..environment import Env
 from ..errors import UsageError
+from ..views.words import count
 from .options import Option
 from .replay import say_skipped, session_files, whole_number
 from .typerkit import command
@@ -24,7 +25,7 @@ compact or not — beside what happened: the requests that came, and what compac
 once really saved, billed by replay's engine over the rest of the session.  Then the
 forecast's bias and log error (beside the rule "as many remain as were made"), the
 dollars' calibration, the share of compact advice that paid, and replay's dp against the
-best schedule in hindsight and the thresholds (docs/backtest.md).
+best schedule in hindsight and the thresholds.
 """
 OPTIONS = [
     Option("--every", "every", "also every N-th request (default: turn ends only)",
@@ -39,7 +40,8 @@ def build(env: Env) -> Command:
     def backtest(files: list[str] | None, every: str | None, json: bool,
                  jobs: str | None) -> int:
         return backtest_command(env, files or [], every, json, jobs)
-    return command("backtest", backtest, OPTIONS, "Session files or folders.", DOC)
+    return command("backtest", backtest, OPTIONS, "Session files or folders.", DOC,
+                   pages=("backtest.md",))
 
 
 def _one(args: Work) -> Doc:
@@ -72,7 +74,7 @@ def backtest_command(env: Env, paths: list[str], every_text: str | None, json_ou
     good = [r for r in results if "error" not in r]
     if not good:
         raise UsageError("no session to backtest (Claude Code or Codex, with usage) among "
-                         f"{len(results):,} file{'' if len(results) == 1 else 's'}")
+                         f"{count(len(results), 'file')}")
     skipped = [{"session": r["session"], "error": skip_reason(r)} for r in failed]
     say_skipped(env, results, paths)
     for r in good:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..environment import Env
 from ..errors import UsageError
+from ..views.words import count
 from .options import Option
 from .typerkit import command
 
@@ -18,7 +19,7 @@ finds it.
 
 DIR defaults to your agents' own folders (~/.claude/projects, ~/.codex/sessions, or
 $CLAUDE_CONFIG_DIR and $CODEX_HOME).  A few sessions move the built-in figures a little,
-many move them a lot (docs/calibrate.md).  The profile is written atomically to
+many move them a lot (the page below says how).  The profile is written atomically to
 ~/.config/compact-dp/profile.json (or $XDG_CONFIG_HOME), the old one kept as
 profile.json.bak; the decision, the status line, the hooks, replay and backtest use it, and
 --explain names it.
@@ -38,7 +39,7 @@ def build(env: Env) -> Command:
                   source: str | None, dry_run: bool, json: bool) -> int:
         return calibrate_command(env, files or [], output, fresh, source, dry_run, json)
     return command("calibrate", calibrate, OPTIONS, "Session files or folders.", DOC,
-                   "DIR")
+                   "DIR", pages=("calibrate.md",))
 
 
 def calibrate_command(env: Env, paths: list[str], output: str | None, fresh: bool,
@@ -48,7 +49,7 @@ def calibrate_command(env: Env, paths: list[str], output: str | None, fresh: boo
     from ..calibration.fit import fit
     from ..calibration.profile import load_profile, user_profile_path
     from ..errors import CompactDpError
-    from ..files import write_atomic
+    from ..files import make_folder_for, write_atomic
     from ..sessions.read import read_session
     from ..views.record import to_json
     from .replay import session_files
@@ -57,6 +58,11 @@ def calibrate_command(env: Env, paths: list[str], output: str | None, fresh: boo
     if target is None and not dry_run:
         raise UsageError("no folder for the profile: neither HOME nor XDG_CONFIG_HOME is "
                          "set (--output FILE writes it elsewhere)")
+    # the default's folders: the config folder (~/.config) and compact-dp's in it
+    may_make = () if output or target is None else \
+        (os.path.dirname(os.path.dirname(target)), os.path.dirname(target))
+    if target is not None and not dry_run:      # a wrong --output fails before the fit
+        make_folder_for(target, may_make, "--output", dry_run=True)
     sessions, skipped = [], 0
     for path in session_files(env, paths):
         try:
@@ -69,26 +75,27 @@ def calibrate_command(env: Env, paths: list[str], output: str | None, fresh: boo
     if not sessions:
         raise UsageError(f"no Claude Code or Codex session with usage under "
                          f"{', '.join(paths) or 'your own history'}")
-    env.warn(f"calibrate: {len(sessions):,} sessions read" +
-             (f", {skipped:,} files skipped" if skipped else ""))
+    env.note(f"calibrate: {count(len(sessions), 'session')} read" +
+             (f", {count(skipped, 'file')} skipped" if skipped else ""))
     prior = None if fresh else load_profile({"COMPACT_DP_PROFILE": "none"})
     try:
-        profile = fit(sessions, prior, source or f"{len(sessions):,} sessions of your own")
+        profile = fit(sessions, prior, source or f"{count(len(sessions), 'session')} of your own")
     except ValueError as e:                  # nothing to fit on, and no prior to keep
         raise UsageError(f"calibrate: {e}") from None
     text = to_json(profile.as_dict()) if json_out else _words(profile)
     if target is not None and not dry_run:
-        folder = os.path.dirname(os.path.abspath(target))
+        make_folder_for(target, may_make, "--output")
+        kept = os.path.exists(target)
         try:
             import json as stdjson
             import shutil
-            os.makedirs(folder, mode=0o700, exist_ok=True)
-            if os.path.exists(target):
+            if kept:
                 shutil.copy2(target, target + ".bak")      # the profile it replaces
             write_atomic(target, stdjson.dumps(profile.as_dict(), indent=1) + "\n")
         except OSError as e:
             raise UsageError(f"cannot write {target}: {e.strerror or e}") from None
-        env.warn(f"calibrate: profile written to {target}")
+        env.note(f"calibrate: profile written to {target}" +
+                 (f" (the one it replaces kept as {target}.bak)" if kept else ""))
     return env.write(text + "\n")
 
 
@@ -102,6 +109,6 @@ def _words(profile: Profile) -> str:
                  f"summary {a.summary_tokens:,.0f}") if a.after_extra is not None and \
             a.after_cached is not None and a.summary_tokens is not None else \
             "no compaction measured"
-        lines.append(f"{name}: level {a.level:.1f} ({a.sessions:,} sessions); "
-                     f"a compaction {after} ({a.compactions:,} compactions)")
+        lines.append(f"{name}: level {a.level:.1f} ({count(a.sessions, 'session')}); "
+                     f"a compaction {after} ({count(a.compactions, 'compaction')})")
     return "\n".join(lines)

@@ -62,7 +62,7 @@ def build_install(env: Env) -> Command:
         return env.write(f"{path}: status line and hooks installed"
                          + _backup_note(path, "backup: {}"))
     return command("install", install, INSTALL_OPTIONS, "claude-code", INSTALL_DOC,
-                   "TARGET")
+                   "TARGET", pages=("claude-code.md",))
 
 
 def build_uninstall(env: Env) -> Command:
@@ -76,4 +76,5 @@ def build_uninstall(env: Env) -> Command:
             return env.write(change or f"{path}: nothing of compact-dp's to remove\n")
         return env.write(f"{path}: compact-dp's status line and hooks removed"
                          + _backup_note(path, "the file it replaced is kept as {}"))
-    return command("uninstall", uninstall, COMMON, "claude-code", UNINSTALL_DOC, "TARGET")
+    return command("uninstall", uninstall, COMMON, "claude-code", UNINSTALL_DOC, "TARGET",
+                   pages=("claude-code.md",))

@@ -16,9 +16,7 @@ import sys
 
 from ..environment import Env
 from ..errors import EXIT_ERROR, EXIT_INTERRUPTED, CompactDpError, InputError, UsageError
-
-COMMANDS = ("replay", "backtest", "calibrate", "prices", "statusline", "hook", "install",
-            "uninstall", "help", "hooks")
+from .options import COMMANDS
 
 
 def is_awk_form(argv: list[str]) -> bool:
@@ -88,14 +86,14 @@ def with_command_hint(e: InputError, argv: list[str]) -> InputError:
     close to a command's name, the error says which (only then: an existing file is never
     second-guessed)."""
     import os
-    from difflib import get_close_matches
 
+    from .options import did_you_mean
     i = first_operand_at(argv)
     operand = argv[i] if i is not None else ""
     if not operand or not str(e).startswith(f"{operand}: ") or os.path.lexists(operand):
         return e
-    close = get_close_matches(operand, COMMANDS, n=1, cutoff=0.6)
-    return InputError(f"{e} (did you mean {close[0]}?)") if close else e
+    hint = did_you_mean(operand, COMMANDS)
+    return InputError(f"{e}{hint}") if hint else e
 
 
 def show_help(rest: list[str], env: Env) -> int:

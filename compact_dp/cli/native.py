@@ -15,34 +15,32 @@ from ..environment import Env
 from ..errors import UsageError
 from ..question import Options, decide_session
 from ..sessions.read import read_session
-from ..version import DOCS, __version__
+from ..version import __version__, doc_lines
 from ..views.emit import EXPLAIN, JSON, PLAIN, emit
-from .options import DECIDE_OPTIONS, Parsed, help_text, parse
+from .options import COMMANDS, DECIDE_OPTIONS, Parsed, help_text, parse
 
 USAGE = "compact-dp [OPTIONS] [FILE]...  |  compact-dp COMMAND ..."
 DESCRIPTION = ("Decide whether (and where) to compact a coding agent's conversation and "
                "print the messages to keep (0 = do not compact). FILE is a bash-agent, "
-               "Claude Code, Codex or OpenAI chat session (formats.md in the docs); "
+               "Claude Code, Codex or OpenAI chat session (the formats page below); "
                "bash-agent files are read as one stream; - or none reads standard input. What the "
                "session records (turns, requests, compactions, input tokens, the fixed "
                "prefix) fills the options not given. Any -v or -f argument selects the "
                "awk-compatible form instead (compact-dp -v t=5 ... -f compact_dp.awk FILE).")
-EPILOG = ("Commands: replay (what each compaction policy would have cost over recorded "
-          "sessions), prices (the price table), statusline and hook (for Claude Code), "
-          "install / uninstall claude-code, hooks path (where the bash hooks are installed), "
-          "help [COMMAND]. "
-          "Exit status: 0 answered (with a policy: compact now), 1 a policy says do not "
-          "compact, 2 error.")
+EPILOG = ("compact-dp help COMMAND (or COMMAND --help) shows a command's page. Exit "
+          "status: 0 answered (with a policy: compact now), 1 a policy says do not compact, "
+          "2 error.")
 
 
 def decide_help(width: int = 80) -> str:
-    return help_text(USAGE, DESCRIPTION, DECIDE_OPTIONS, width, EPILOG) + docs_line()
+    return help_text(USAGE, DESCRIPTION, DECIDE_OPTIONS, width, EPILOG, COMMANDS) + \
+        docs_line()
 
 
 def docs_line() -> str:
-    """Where the documentation is: a pipx install has no source tree to point to.  On a
-    line of its own, so no wrapping cuts the address."""
-    return f"\nDocumentation: {DOCS}\n"
+    """Where the documentation is: a pipx install has no source tree to point to.  On
+    lines of their own, so no wrapping cuts an address."""
+    return "\n" + doc_lines(("options.md", "formats.md")) + "\n"
 
 
 def run(argv: list[str], env: Env) -> int:

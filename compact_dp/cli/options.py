@@ -18,6 +18,59 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
 
+# every command, in the order the decision's help lists them: how it is called and what it
+# does — the one list that dispatch (cli/main.py) and the help page both read
+COMMANDS = {
+    "replay": ("replay [FILE|DIR]...", "what each compaction policy would have cost"),
+    "backtest": ("backtest [FILE|DIR]...", "the advice against what happened next"),
+    "calibrate": ("calibrate [DIR]...", "fit the profile on your own sessions"),
+    "prices": ("prices [MODEL]...", "the price table"),
+    "statusline": ("statusline", "Claude Code's status line (JSON on stdin)"),
+    "hook": ("hook NAME", "Claude Code's hooks (JSON on stdin)"),
+    "install": ("install claude-code", "add the status line and hooks to its settings"),
+    "uninstall": ("uninstall claude-code", "take them out again"),
+    "hooks": ("hooks path", "where the bash-agent hooks are installed"),
+    "help": ("help [COMMAND]", "a command's help page"),
+}
+
+
+def close_names(typo: str, names: Iterable[str]) -> list[str]:
+    """The names a mistyped option or command may have meant, the one rule: those one
+    edit away (a letter added, left out, changed, or two swapped; two edits for a name of
+    six letters or more), or that it begins (three letters at least) — compared without
+    the leading dashes, so ``--bogus`` is not "close" to ``--jobs`` for its ``--``."""
+    bare = typo.lstrip("-")
+    found = []
+    for name in names:
+        other = name.lstrip("-")
+        allowed = 2 if min(len(bare), len(other)) >= 6 else 1
+        if edits(bare, other) <= allowed or len(bare) >= 3 and other.startswith(bare):
+            found.append(name)
+    return found
+
+
+def edits(a: str, b: str) -> int:
+    """Letters added, left out, changed, or two neighbours swapped, to turn a into b
+    (optimal string alignment distance)."""
+    d = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1,
+                          d[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[len(a)][len(b)]
+
+
+def did_you_mean(typo: str, names: Iterable[str]) -> str:
+    """`` (did you mean --json?)`` when one name is close (two or three: each named),
+    else nothing: a guess among many helps nobody."""
+    close = close_names(typo, names)
+    if not close or len(close) > 3:
+        return ""
+    return f" (did you mean {' or '.join(close)}?)"
+
+
 class Option:
     """One option: its flag, where its value goes, whether it takes one, and its help."""
 
@@ -125,7 +178,8 @@ def parse(argv: Sequence[str], options: Sequence[Option]) -> Parsed:
         name, eq, inline = arg.partition("=")
         option = by_flag.get(name)
         if option is None:
-            raise UsageError(f"no such option: {name}" + _did_you_mean(name, by_flag))
+            raise UsageError(f"no such option: {name}" +
+                             did_you_mean(name, [f for f in by_flag if f.startswith("--")]))
         if not option.takes_value:
             if eq:
                 raise UsageError(f"option {name} does not take a value")
@@ -156,19 +210,13 @@ def not_empty(flag: str, value: str) -> str:
     return value
 
 
-def _did_you_mean(name: str, by_flag: dict[str, Option]) -> str:
-    close = [f for f in by_flag if f.startswith("--") and (f.startswith(name) or
-                                                          name.startswith(f))]
-    return f" (did you mean {close[0]}?)" if len(close) == 1 else ""
-
-
 def value_options(options: Sequence[Option]) -> set[str]:
     """Flags that consume the next argument (to find the first operand)."""
     return {o.flag for o in options if o.takes_value}
 
 
 def help_text(usage: str, description: str, options: Sequence[Option], width: int = 80,
-              epilog: str = "") -> str:
+              epilog: str = "", commands: dict[str, tuple[str, str]] | None = None) -> str:
     """A --help page: usage, what the command does, every option wrapped to ``width``."""
     import textwrap
 
@@ -189,6 +237,13 @@ def help_text(usage: str, description: str, options: Sequence[Option], width: in
             out += [" " * col + line for line in body]
         else:
             out.append(f"  {label.ljust(col - 2)}{body[0]}")
+            out += [" " * col + line for line in body[1:]]
+    if commands:
+        out += ["", "Commands:"]
+        col = max(len(usage) for usage, _ in commands.values()) + 4
+        for usage, words in commands.values():
+            body = textwrap.wrap(words, max(20, width - col - 2)) or [""]
+            out.append(f"  {usage.ljust(col - 2)}{body[0]}")
             out += [" " * col + line for line in body[1:]]
     if epilog:
         out += [""] + textwrap.wrap(epilog, width)

@@ -26,18 +26,13 @@ def build(env: Env) -> Command:
     def prices(files: list[str] | None, json: bool) -> int:
         return prices_command(env, files or [], json)
     return command("prices", prices, OPTIONS, "Model ids to show (default: all).", DOC,
-                   "MODEL")
-
-
-def window(tokens: int) -> str:
-    if tokens >= 1_000_000:
-        return f"{tokens / 1e6:.3g}M"
-    return f"{tokens / 1e3:.0f}k"
+                   "MODEL", pages=("pricing.md",))
 
 
 def prices_command(env: Env, models: list[str], json_out: bool) -> int:
     from ..pricing.table import entries, find, table
     from ..views.console import buffered_console, fitted_table, text_of
+    from ..views.words import tokens
 
     if models:
         rows = []
@@ -64,7 +59,7 @@ def prices_command(env: Env, models: list[str], json_out: bool) -> int:
     cells = [[p.llm, money(p.input), money(p.cache_read),
               money((p.cache_write or {}).get("5m", (p.cache_write or {}).get("30m"))),
               money((p.cache_write or {}).get("1h")), money(p.output),
-              window(p.context_window), p.date] for p in rows]
+              tokens(p.context_window), p.date] for p in rows]
     console.print(fitted_table(headers, cells, [0, 1, 2, 4, 5, 1, 6, 3], console.width,
                                styled, left=1,
                                title=f"USD per million tokens · checked {table()['checked']}"))

@@ -6,6 +6,7 @@ from ..core.params import STATS, strict_number
 from ..engine import model_named
 from ..environment import Env
 from ..errors import InputError, UsageError
+from ..views.words import count
 from .options import CACHE, FORMAT, KEEP, MODEL, TOKENS, Option, param_options
 from .typerkit import command
 
@@ -25,8 +26,8 @@ recorded (what happened: the recorded compactions), dp (this tool's decision and
 forced fallback), hindsight (the cheapest schedule, known afterwards), never (compact only
 when the window would overflow), threshold:P (at P % of the window).  Billing follows the
 provider's cache rules and the session's clock; the recorded policy's simulation error
-against the recorded bill shows how far to trust the others (replay.md in the docs).
-One session gets a table and a picture; several, a row each and a total (history.md).
+against the recorded bill shows how far to trust the others.  One session gets a table
+and a picture; several, a row each and a total (the pages below say more).
 """
 OPTIONS = [
     Option("--policy", "policy", "a policy to compare; repeat for several (default: "
@@ -75,7 +76,7 @@ def build(env: Env) -> Command:
         return replay_command(env, files or [], policy, json,
                               {k: v for k, v in given.items() if v is not None}, detail)
     return command("replay", replay, OPTIONS, "Session files or folders (default: your "
-                   "own history).", DOC)
+                   "own history).", DOC, pages=("replay.md", "history.md"))
 
 
 def session_files(env: Env, paths: list[str]) -> list[str]:
@@ -83,8 +84,14 @@ def session_files(env: Env, paths: list[str]) -> list[str]:
     (docs/history.md), each named on standard error with how many it holds."""
     from ..history import default_folders, find_sessions
 
+    unreadable: list[tuple[str, str]] = []
+
+    def say_unreadable() -> None:
+        for folder, why in unreadable:
+            env.warn(f"cannot read the folder {folder} ({why}): its sessions are left out")
     if paths:
-        files = find_sessions(paths)
+        files = find_sessions(paths, unreadable)
+        say_unreadable()
         if not files:
             raise UsageError(f"no session files under {', '.join(paths)}")
         return files
@@ -93,13 +100,14 @@ def session_files(env: Env, paths: list[str]) -> list[str]:
         raise UsageError("no FILE or DIR given, and no session folder found "
                          "($CLAUDE_CONFIG_DIR/projects or ~/.claude/projects, "
                          "$CODEX_HOME/sessions or ~/.codex/sessions)")
-    found = [(agent, folder, find_sessions([folder])) for agent, folder in folders]
+    found = [(agent, folder, find_sessions([folder], unreadable))
+             for agent, folder in folders]
+    say_unreadable()
     if not any(files for _, _, files in found):
         raise UsageError("no FILE or DIR given, and no session files in "
                          f"{', '.join(folder for _, folder in folders)}")
     for agent, folder, files in found:
-        env.note(f"{agent}: {len(files):,} session file{'' if len(files) == 1 else 's'} in "
-                 f"{folder}")
+        env.note(f"{agent}: {count(len(files), 'session file')} in {folder}")
     return [f for _, _, files in found for f in files]
 
 
@@ -128,6 +136,10 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
 
     by = one_of(given, "by", BY, None)
     sort = one_of(given, "sort", SORTS, "date") or "date"
+    if sort == "project" and by in ("day", "month"):
+        raise UsageError(f"--sort project: rows by {by} have no project (sort them by "
+                         f"{', '.join(s for s in SORTS if s != 'project')}, or use --by "
+                         "project)")
     since, until = (parse_day(given.pop(k), f"--{k}") if k in given else None
                     for k in ("since", "until"))
     project = given.pop("project", None)
@@ -179,20 +191,28 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
 
 def say_skipped(env: Env, results: list[Doc], given: list[str]) -> None:
     """Each skipped session named with why; ``.json`` files found in folders that are in
-    no session format at all (a ``metadata.json`` beside the sessions) counted in one
-    line — ``--json`` lists them.  A ``.jsonl`` file is meant to be a session: named."""
+    no session format at all (a ``metadata.json`` beside the sessions), and empty files,
+    counted in a line each — ``--json`` lists them.  A ``.jsonl`` file is meant to be a
+    session: named."""
     from ..replay.batch import skip_reason
 
     def quiet(r: Doc) -> bool:
         return bool(r.get("not_session")) and r["session"] not in given and \
             r["session"].endswith(".json")
+
+    def empty(r: Doc) -> bool:
+        return bool(r.get("empty")) and r["session"] not in given
     for r in results:
-        if "error" in r and not quiet(r):
+        if "error" in r and not quiet(r) and not empty(r):
             env.warn(f"skipped {r['session']}: {skip_reason(r)}")
     left_out = sum(1 for r in results if quiet(r))
     if left_out:
-        env.note(f"left out {left_out:,} .json file{'' if left_out == 1 else 's'} in the "
-                 "folders that are not sessions")
+        env.note(f"left out {count(left_out, '.json file')} in the folders that are not "
+                 "sessions")
+    nothing = sum(1 for r in results if empty(r))
+    if nothing:
+        env.note(f"left out {count(nothing, 'empty file')} in the folders (no session in "
+                 f"{'it' if nothing == 1 else 'them'})")
 
 
 def standard_input(paths: list[str], env: Env) -> bytes | None:

@@ -9,7 +9,7 @@ from typing import Any
 import typer
 from typer._click import Context
 
-from ..version import DOCS
+from ..version import doc_lines
 from .options import Option, not_empty
 
 TYPE_CHECKING = False
@@ -75,8 +75,9 @@ class _Operands(typer.core.TyperArgument):
 
 
 def command(name: str, func: Callable[..., int], options: list[Option], files_help: str,
-            doc: str, files_metavar: str = "FILE") -> Command:
-    """A click command from a function taking **kwargs, its Options and a FILE... list."""
+            doc: str, files_metavar: str = "FILE", pages: tuple[str, ...] = ()) -> Command:
+    """A click command from a function taking **kwargs, its Options and a FILE... list;
+    ``pages``: its pages of the documentation, named by address at the end of --help."""
     def wrapper(**kwargs: Any) -> int:
         for o in options:
             value = kwargs.get(o.dest)
@@ -93,7 +94,7 @@ def command(name: str, func: Callable[..., int], options: list[Option], files_he
                       rich_markup_mode=None,
                       context_settings={"help_option_names": HELP_NAMES})
     # \b: click must not rewrap the line (it would cut the address at a hyphen)
-    app.command(name=name, epilog=f"\b\nDocumentation: {DOCS}")(wrapper)
+    app.command(name=name, epilog="\b\n" + doc_lines(pages))(wrapper)
     cmd = typer.main.get_command(app)
     # --help is made on first use, then kept: made here, it is coerced as given too
     helper = cmd.get_help_option(Context(cmd, help_option_names=HELP_NAMES))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 
 from ..environment import Env
-from ..errors import NotAHook
+from ..errors import CompactDpError, NotAHook, NotASession
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -131,7 +131,14 @@ def run(argv: list[str], env: Env) -> int:
             return 0
         out = user_prompt_submit(hook, env.environ) if name == "user-prompt-submit" \
             else pre_compact(hook, env.environ, margin)
-    except Exception as e:                   # never fail Claude Code
+    except NotASession as e:                 # never fail Claude Code: say why, exit 0
+        env.fail(f"hook {name}: {e.path}: {e.what}, so the hook says nothing", 0)
+        return 0
+    except CompactDpError as e:              # a file that cannot be read, or is no session
+        env.fail(f"hook {name}: {e.line().removeprefix('error: ')}, so the hook says "
+                 "nothing", 0)
+        return 0
+    except Exception as e:                   # a bug of ours: still never fail Claude Code
         env.fail(f"hook {name}: internal error: {type(e).__name__}: {e}", 0)
         return 0
     if out:

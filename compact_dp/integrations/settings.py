@@ -25,7 +25,7 @@ import shutil
 import sys
 
 from ..errors import UsageError
-from ..files import write_atomic
+from ..files import make_folder_for, write_atomic
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -122,21 +122,11 @@ class Settings:
         """The settings go in folders that exist: a mistyped --settings must not grow a
         tree of them.  Only ~/.claude, for the ``default`` path, is made (Claude Code makes
         it on its first run, which may come after install), for its owner only."""
-        claude = os.path.dirname(default) if default else ""
-        may_make = {claude, os.path.realpath(claude)} \
-            if default and os.path.abspath(given) == default else set()
+        may_make = (os.path.dirname(default),) \
+            if default and os.path.abspath(given) == default else ()
         for folder in dict.fromkeys([os.path.dirname(os.path.abspath(given)),
                                      os.path.dirname(self.path)]):
-            if os.path.isdir(folder):
-                continue
-            if folder not in may_make:
-                raise UsageError(f"{folder} does not exist; not creating it (only "
-                                 "~/.claude is made, for the default settings)")
-            if not dry_run:
-                try:
-                    os.mkdir(folder, 0o700)
-                except OSError as e:
-                    raise UsageError(f"cannot create {folder}: {e.strerror or e}") from None
+            make_folder_for(given, may_make, "--settings", dry_run, folder)
 
 
 def read_settings(path: str) -> tuple[bytes, dict[str, object]]:
@@ -290,11 +280,14 @@ def _without_ours(groups: list[object]) -> list[object]:
     return out
 
 
-def diff(path: str, before: bytes, after: bytes) -> str:
+def diff(path: str, before: bytes, after: bytes | None) -> str:
+    """The change as a unified diff: to the file as it will be, ``(new)``, or — ``after``
+    None — to no file, ``(removed)``."""
     import difflib
     lines = difflib.unified_diff(before.decode("utf-8", "replace").splitlines(True),
-                                 after.decode("utf-8", "replace").splitlines(True),
-                                 fromfile=path, tofile=f"{path} (new)")
+                                 (after or b"").decode("utf-8", "replace").splitlines(True),
+                                 fromfile=path,
+                                 tofile=f"{path} ({'removed' if after is None else 'new'})")
     text = "".join(lines)
     return text if text.endswith("\n") or not text else text + "\n"
 
@@ -351,7 +344,7 @@ def uninstall(path: str, dry_run: bool = False) -> str:
                     "statusLine" in before and not ours(_get_command(before["statusLine"])):
                 result["statusLine"] = before["statusLine"]     # what --force replaced
             new = dumps_like(result, file.raw)
-    change = diff(path, file.raw, new or b"")
+    change = diff(path, file.raw, new)
     if change and not dry_run:
         _writable(file)
         # the file as it was before install (or no file, when install made it and nothing

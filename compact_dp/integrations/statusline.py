@@ -18,6 +18,7 @@ import time
 
 from ..environment import Env
 from ..views.words import duration
+from ..views.words import tokens as tokens_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,14 +53,6 @@ def _get(obj: object, *keys: str) -> object:
             return None
         obj = obj.get(key)
     return obj
-
-
-def tokens_text(n: float) -> str:
-    if n >= 10_000:
-        return f"{n / 1000:,.0f}k"
-    if n >= 1000:
-        return f"{n / 1000:.1f}k"
-    return f"{n:.0f}"
 
 
 def duration_text(seconds: float) -> str:

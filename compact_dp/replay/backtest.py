@@ -139,9 +139,11 @@ def backtest_session(path: str, environ: Mapping[str, str], every: int | None = 
     from ..errors import FormatError
     from ..question import Options, decide_session
     from ..sessions.read import read_session
+    from .batch import refuse_empty
     from .run import replay_session, setting_for
 
     session = read_session([path])
+    refuse_empty(session, path)
     agent = agent_of(session.format)
     if not agent.whole or not session.has_usage:
         raise FormatError(f"{path}: backtest needs a Claude Code or Codex session with "
@@ -168,7 +170,9 @@ def backtest_session(path: str, environ: Mapping[str, str], every: int | None = 
     runs: dict[str, dict[str, Any]] = {
         str(s["policy"]): s for s in
         (run.summary() for run in replay_session(setting, policies or POLICIES))}
-    return {"session": path, "format": session.format, "requests": n,
+    from ..history import project_of
+    return {"session": path, "project": project_of(session, path, environ),
+            "session_id": session.session_id, "format": session.format, "requests": n,
             "points": rows, "policies": runs, **score(rows), **compare(runs)}
 
 

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from ..environment import Env
 from ..views.console import buffered_console, fitted_table, text_of
+from ..views.words import count
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .records import Doc
 
-HEADERS = ["session", "requests", "points", "R / actual", "log err / elapsed's",
+# a session is named as replay names it: its project and its id (replay.view)
+HEADERS = ["project", "session", "requests", "points", "R / actual", "log err / elapsed's",
            "$ said / got", "ρ", "compact paid", "dp vs best"]
-PRIORITY = [0, 1, 4, 1, 2, 3, 3, 2, 1]
+PRIORITY = [0, 0, 1, 4, 1, 2, 3, 3, 2, 1]
 
 
 def _pct(x: float | None) -> str:
@@ -22,27 +24,25 @@ def _num(x: float | None, digits: int = 2) -> str:
     return "-" if x is None else f"{x:.{digits}f}"
 
 
-def _cells(name: str, requests: int, s: Doc | None, share: float | None) -> list[str]:
+def _cells(name: list[str], requests: int, s: Doc | None, share: float | None
+           ) -> list[str]:
     if s is None:
-        return [name, f"{requests:,}", "0"] + ["-"] * 5 + [_pct(share)]
-    return [name, f"{requests:,}", f"{s['points']:,}", _num(s["forecast_bias"]),
+        return name + [f"{requests:,}", "0"] + ["-"] * 5 + [_pct(share)]
+    return name + [f"{requests:,}", f"{s['points']:,}", _num(s["forecast_bias"]),
             _num(s["forecast_log_error_vs_elapsed"]), _num(s["dollars_sum_ratio"]),
             _num(s["dollars_spearman"]), _pct(s["compact_advice_paid"]), _pct(share)]
-
-
-def short(path: str, width: int = 40) -> str:
-    return path if len(path) <= width else "…" + path[-(width - 1):]
 
 
 def render(results: list[Doc], total: Doc, env: Env) -> str:
     console = buffered_console(env)
     styled = console.is_terminal and not console.no_color
-    rows = [_cells(short(r["session"]), r["requests"], r.get("scores"),
+    from .view import cut, short_id
+    rows = [_cells([cut(r["project"]), short_id(r)], r["requests"], r.get("scores"),
                    r["policies"].get("dp", {}).get("hindsight_share")) for r in results]
-    rows.append(_cells(f"total · {total['sessions']:,} sessions",
+    rows.append(_cells(["total", count(total["sessions"], "session")],
                        sum(r["requests"] for r in results), total.get("scores"),
                        total.get("dp_hindsight_share_median")))
-    console.print(fitted_table(HEADERS, rows, PRIORITY, console.width, styled, left=1))
+    console.print(fitted_table(HEADERS, rows, PRIORITY, console.width, styled, left=2))
     s = total.get("scores") or {}
     lines = [
         "R / actual: the forecast's Σ over the requests that came (goal 0.75–1.33); log err "
@@ -55,7 +55,7 @@ def render(results: list[Doc], total: Doc, env: Env) -> str:
     beats = total.get("dp_beats_thresholds_share")
     if beats is not None:
         lines.append(f"dp cheaper than threshold:60 and threshold:83 on {beats:.0%} of "
-                     f"{total['long_sessions']:,} sessions of 100 or more requests (goal "
+                     f"{count(total['long_sessions'], 'session')} of 100 or more requests (goal "
                      "≥ 70 %).")
     from rich.text import Text
     for line in lines:

@@ -14,13 +14,21 @@ from __future__ import annotations
 import os
 
 from ..core.models import Model
-from ..errors import CompactDpError, FormatError, InputError, NotASession, UsageError
+from ..errors import (
+    CompactDpError,
+    EmptySession,
+    FormatError,
+    InputError,
+    NotASession,
+    UsageError,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
 
     from ..history import Selection
+    from ..sessions.normalised import Session
     from .records import Doc
 
 
@@ -69,6 +77,7 @@ def replay_file(path: str, options: Options, detail: bool = True,
 
     session = read_session([path], options.format, options.tokens,
                            None if stdin is None else io.BytesIO(stdin), fast=True)
+    refuse_empty(session, path)
     project, date = project_of(session, path, options.environ), day_of(session.started)
     if options.select is not None and not options.select.admits(project, date):
         return {"session": path, "left_out": True}
@@ -101,11 +110,21 @@ def replay_file(path: str, options: Options, detail: bool = True,
                     "setting": setting.world.record(), "assumed": list(setting.world.assumed),
                     "penalty": session_penalty(setting),
                     "policies": [r.summary(detail) for r in runs], "warnings": warnings}
+    if model.cache_aware:           # its forecast and what a compaction leaves: the profile's
+        from ..calibration.profile import load_profile
+        result["profile"] = load_profile(options.environ).record()
     if session.has_usage:
         assert setting.files is not None
         result["recorded"] = recorded_bill(session, setting.files, setting.prices)
     annotate(result["policies"], result.get("recorded"))
     return result
+
+
+def refuse_empty(session: Session, path: str) -> None:
+    """A file of no line at all (read as bash-agent's, which reads any bytes) has no
+    session to replay: it must not become a row of zeros counted among the sessions."""
+    if session.format == "bash-agent" and not session.kinds:
+        raise EmptySession(f"{path}: an empty file, no session in it")
 
 
 def _worker(args: tuple[str, Options, bytes | None]) -> Doc:
@@ -123,7 +142,8 @@ def guarded(path: str, environ: Mapping[str, str], work: Callable[[], Doc]) -> D
     except CompactDpError as e:
         return {"session": path, "error": e.line().removeprefix("error: "),
                 "skippable": isinstance(e, (FormatError, InputError)),
-                "not_session": isinstance(e, NotASession)}
+                "not_session": isinstance(e, NotASession),
+                "empty": isinstance(e, EmptySession)}
     except Exception as e:
         if environ.get("COMPACT_DP_DEBUG"):
             raise

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..environment import Env
 from ..views.console import buffered_console, fitted_table, text_of
+from ..views.words import count
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -154,11 +155,12 @@ def render_text(results: list[Doc], env: Env, width: int | None = None,
     for res in good if detail or not many else ():
         summaries = res["policies"]
         n = res["requests"]
-        title = (f"{res['project']} · {short_id(res)} · {res['format']} · {n:,} "
-                 f"request{'' if n == 1 else 's'} · model {res['model']}, keep {res['keep']}")
+        title = (f"{res['project']} · {short_id(res)} · {res['format']} · "
+                 f"{count(n, 'request')} · model {res['model']}, keep {res['keep']}")
         console.print(table(title, summaries, width, styled))
-        console.print(Text(f"file: {res['session']}", style="dim", no_wrap=True,
-                           overflow="ignore"), crop=False)
+        console.print(Text(f"file: {res['session']}", style="dim"), soft_wrap=True)
+        if "profile" in res and not many:
+            print_profile(console, res["profile"])
         if res.get("recorded"):
             console.print(Text(bill_line(res["recorded"]), style="dim"))
         for line in (hindsight_line(summaries), None if many else assumed_line([res])):
@@ -170,7 +172,7 @@ def render_text(results: list[Doc], env: Env, width: int | None = None,
     if many and good:
         total = totals_of(good)
         if detail:
-            console.print(table(f"total · {total['sessions']:,} sessions", total["policies"],
+            console.print(table(f"total · {count(total['sessions'], 'session')}", total["policies"],
                                 width, styled))
             if total["recorded"]:
                 console.print(Text(bill_line(total["recorded"]), style="dim"))
@@ -180,8 +182,8 @@ def render_text(results: list[Doc], env: Env, width: int | None = None,
         console.print(Text("no session to show", style="dim"))
     skipped = len(results) - len(good)
     if skipped:
-        console.print(Text(f"{skipped:,} file{'' if skipped == 1 else 's'} skipped (each "
-                           "named on standard error)", style="dim"))
+        console.print(Text(f"{count(skipped, 'file')} skipped (standard error "
+                           "says why)", style="dim"))
     return text_of(console)
 
 
@@ -203,6 +205,9 @@ def _rows(console: Console, good: list[Doc], total: Doc, by: str, sort: str, wid
     priority = {"session": [0, 3, 2], "project": [0, 3, 2], "day": [0, 3],
                 "month": [0, 3]}[by] + [4, 5, 1] + \
         [1 if p == main else 2 if p == "hindsight" else 7 for p in names] + ([6] if share else [])
+    sorted_by = sort_column(sort, by, names)
+    if sorted_by in headers:                 # the order of the rows stays in sight
+        priority[headers.index(sorted_by)] = 0
 
     def cells(label: list[str], r: Doc) -> list[str]:
         by_name = {p["policy"]: p for p in r["policies"]}
@@ -223,7 +228,7 @@ def _rows(console: Console, good: list[Doc], total: Doc, by: str, sort: str, wid
             label = [r["key"] or "no date", f"{r['sessions']:,}"]
         rows.append(cells(label, r))
     n = total["sessions"]
-    label = ["total", f"{n:,} session{'' if n == 1 else 's'}" if by == "session" else
+    label = ["total", count(n, "session") if by == "session" else
              f"{n:,}"] + [""] * (len(first) - 2)
     rows.append(cells(label, total))
     console.print(fitted_table(headers, rows, priority, width, styled,
@@ -239,10 +244,41 @@ def _rows(console: Console, good: list[Doc], total: Doc, by: str, sort: str, wid
     if recorded is not None and "simulation_error" in recorded:
         words.append(f"the replay of what was recorded is {recorded['simulation_error']:+.2%}"
                      " off the bill")
+    if sort != "date":
+        words.append(f"rows sorted by {sorted_by}" + ("'s saving" if sort == "saving" else "")
+                     + (", A to Z" if sort == "project" else ", the largest first"))
     console.print(Text("; ".join(words) + ".", style="dim"))
     for line in (hindsight_line(total["policies"]), assumed_line(good)):
         if line:
             console.print(Text(line + ".", style="dim"))
+    used = next((r["profile"] for r in good if "profile" in r), None)
+    if used is not None:
+        print_profile(console, used)
+
+
+def print_profile(console: Console, record: Doc) -> None:
+    """Where dp's forecast and what its compactions leave came from (``Profile.record``):
+    ``calibrate`` changes them, so a replay says which profile it used — a file's path on
+    a line of its own, whole, as the session's file is."""
+    from rich.text import Text
+
+    from ..calibration.profile import BUILT_IN
+    words = "dp's forecast and compaction figures: "
+    if record.get("path") in (None, BUILT_IN):
+        console.print(Text(f"{words}the built-in profile ({record['source']}).", style="dim"))
+        return
+    console.print(Text(f"{words}the profile ({record['source']}) in", style="dim"))
+    console.print(Text(str(record["path"]), style="dim"), soft_wrap=True)
+
+
+def sort_column(sort: str, by: str, names: list[str]) -> str:
+    """The column of the table of many sessions that ``--sort`` orders its rows by
+    (compare.sort_key): saving is the first compared policy's."""
+    if sort == "saving":
+        return names[0] if names else "saving"
+    first = {"session": "date", "project": "since", "day": "day", "month": "month"}[by]
+    return {"date": first, "project": "project", "requests": "requests",
+            "cost": "bill"}[sort]
 
 
 def cut(name: str, width: int = 24) -> str:

@@ -13,7 +13,7 @@ from ..errors import FormatError, InputError, NotASession, UsageError
 from .normalised import MAX_LINE, Session
 from .reader import LINE_ERRORS, feed_line
 from .recorder import TOKEN_MODES
-from .sniff import FORMATS, sniff
+from .sniff import FORMATS, claude_code_bookkeeping, sniff
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -183,6 +183,19 @@ def finished(reader: LineReader, tail: bytes, markers: tuple[bytes, ...] | None,
     return session
 
 
+def not_a_session(name: str, head: bytes) -> NotASession:
+    """The error for a file in no known format, saying what it is where it can: a file of
+    Claude Code's own bookkeeping (its summary lines) has no conversation to read, and
+    ``--format bash-agent`` would only read its JSON as lines."""
+    kinds = claude_code_bookkeeping(head.removeprefix(BOM))
+    if kinds:
+        return NotASession(name, "a Claude Code file with no conversation in it (only "
+                           f"{', '.join(kinds)} lines)")
+    return NotASession(name, "not a session in a known format (bash-agent, claude-code, "
+                       "codex, openai)", "--format bash-agent reads any text as bash-agent "
+                       "lines")
+
+
 def check_recognised(reader: LineReader, name: str, format: str, sniffed: bool = False) -> None:
     """A file in which the reader recognised nothing of its format is not that format."""
     if not reader.recognised and reader.seen_lines:
@@ -211,9 +224,7 @@ def read_session(paths: list[str], format: str = "auto", tokens: str = "auto",
         head = stream.read(HEAD)
         found = sniff(head.removeprefix(BOM)) if format == "auto" else format
         if found is None:
-            raise NotASession(f"{name}: not a session in a known format (bash-agent, "
-                              "claude-code, codex, openai); --format bash-agent reads any "
-                              "text as bash-agent lines")
+            raise not_a_session(name, head)
         if found != "bash-agent" and len(paths) > 1:
             raise UsageError(f"a {found} session is one file; got {len(paths):,}")
         if found == "bash-agent":

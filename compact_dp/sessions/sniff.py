@@ -82,6 +82,31 @@ def _claude_code(head: bytes, raw: bytes | None = None) -> bool:
         _some_line(head if raw is None else raw, _claude) is not False
 
 
+def claude_code_bookkeeping(head: bytes) -> list[str]:
+    """The line types of a file that holds only Claude Code's own bookkeeping — lines with
+    its ``type`` names (``summary``, ``file-history-snapshot``) but no conversation's
+    envelope, as its ``{"type":"summary","leafUuid":…}`` files are — in order of first
+    appearance; none for anything else (a line of another shape, or no JSON line)."""
+    from ..lightjson import loads
+    types: list[str] = []
+    for line in head.split(b"\n", CONFIRM_LINES)[:CONFIRM_LINES]:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            obj = loads(line)
+        except (ValueError, RecursionError):
+            return []
+        if not isinstance(obj, dict):
+            return []
+        kind = obj.get("type")
+        if not isinstance(kind, str) or kind not in CLAUDE_NAMES or _claude(obj):
+            return []
+        if kind not in types:
+            types.append(kind)
+    return types
+
+
 def sniff(head: bytes) -> str | None:
     """The format the first bytes show, or None when they show none of them.
 

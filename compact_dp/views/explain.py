@@ -16,7 +16,7 @@ from ..core.search import BenefitCurve, candidate_bounds, prefix_sums
 from ..environment import Env
 from ..sessions.normalised import Session
 from .console import buffered_console, fitted_table, text_of
-from .words import duration, money, reason
+from .words import count, duration, money, reason
 from .words import lines as counted
 
 TYPE_CHECKING = False
@@ -125,8 +125,8 @@ def session_lines(session: Session, question: Question | None
     start, total = session.live_start, session.live_start + session.live_messages
     unit = "lines" if session.format == "bash-agent" else "messages"
     compactions = session.compaction_count
-    after = (f"{unit} after the last of {compactions:,} compaction"
-             + ("s" if compactions > 1 else "")) if compactions else f"{unit}, no compaction"
+    after = f"{unit} after the last of {count(compactions, 'compaction')}" if compactions \
+        else f"{unit}, no compaction"
     sized = ("sized from the recorded prompts" if session.token_source == "usage" else
              "each (bytes + 3) // 4 + 1 tokens of its "
              + ("whole line" if session.format == "bash-agent" else "content"))

@@ -36,8 +36,26 @@ def duration(seconds: float, short: bool = False) -> str:
     return f"{seconds / 86400:.0f}{units[3]}"
 
 
+def count(n: int, noun: str) -> str:
+    """A number and its noun, the one plural rule: "1 session", "2 sessions", "0 files"
+    (the noun's last word takes the s: "1 session file", "3 session files")."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 def lines(n: int, unit: str = "line") -> str:
-    return f"{n:,} {unit}" + ("" if n == 1 else "s")
+    return count(n, unit)
+
+
+def tokens(n: float) -> str:
+    """A token count in short, the one way: "950", "1.2k", "555k", "1M", "1.05M" (a
+    window, a context, a price table's column)."""
+    if n >= 999_500:                       # what would round to "1,000k"
+        return f"{n / 1e6:.3g}M"
+    if n >= 10_000:
+        return f"{n / 1000:,.0f}k"
+    if n >= 1000:
+        return f"{n / 1000:.1f}k"
+    return f"{n:.0f}"
 
 
 def reason(decision: Weighing, policy: PolicyResult | None = None) -> str:
