@@ -36,7 +36,7 @@ def pip_wheel(source: Path, out: Path, **env: str) -> subprocess.CompletedProces
     return subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
                            "--no-build-isolation", "--no-cache-dir", "-q", "-w", str(out),
                            str(source)], capture_output=True, text=True, timeout=300,
-                          env={**clean_env(), **env})
+                          env=clean_env(PIP_DISABLE_PIP_VERSION_CHECK="1", **env))
 
 
 def test_one_mypy_is_pinned_and_only_a_compiled_build_asks_for_it():
