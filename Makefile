@@ -2,19 +2,26 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-READY  := $(VENV)/.ready
+BUILD  := $(if $(filter-out 0,$(COMPACT_DP_PURE)),pure,compiled)
+READY  := $(VENV)/.ready-$(BUILD)
 EXAMPLE := golden/inputs/syn_400.jsonl
 STATS  := --turns 5 --requests 40 --input-tokens 400000
 
-.PHONY: demo test bench setup clean mutants readme examples calibrate
+.PHONY: demo test test-pure bench setup clean mutants readme examples calibrate
 
-# A regular (not editable) install, re-done when the sources change: an editable install
-# adds an import hook to every start of this venv's Python (~10 ms), and the tests time
-# nothing but they do run the installed command.
-$(READY): pyproject.toml setup.py $(shell find compact_dp agent_hooks -type f -not -path '*/__pycache__/*')
+# A regular (not editable) install, re-done when the sources change or the other build
+# was installed last: an editable install adds an import hook to every start of this
+# venv's Python (~10 ms), and the tests time nothing but they do run the installed
+# command.  The compiled build unless COMPACT_DP_PURE=1; with COMPACT_DP_COMPILE=1 (CI)
+# a failed compile stops here, else the pure build is installed and said so below
+# (pip -q hides what the build prints).
+$(READY): pyproject.toml setup.py MANIFEST.in build_backend/compact_dp_build.py $(shell find compact_dp agent_hooks -type f -not -path '*/__pycache__/*')
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet '.[test]'
+	@$(BIN)/compact-dp --version | grep -q '(compiled)' || [ $(BUILD) = pure ] || \
+	  echo "compact-dp: installed pure Python, as compiling failed (pip install -v . says why)" >&2
+	rm -f $(VENV)/.ready*
 	touch $(READY)
 
 setup: $(READY)
@@ -42,6 +49,16 @@ test: $(READY)
 	$(BIN)/python -m mypy
 	$(BIN)/python -m ruff check .
 	$(BIN)/python -m pytest -q -rs -n auto
+
+# The pure build in a venv of its own, and the tests that differ between the builds or
+# check the build (CI runs them after `make test`).
+# (its readers and replay: the modules the other build compiles)
+PURE_TESTS := tests/test_build.py tests/test_bytescan.py tests/test_fast.py \
+              tests/test_sessions.py tests/test_claude_reader.py tests/test_codex_reader.py \
+              tests/test_sizing.py tests/test_replay.py tests/test_bad_input.py tests/test_cli.py
+test-pure:
+	COMPACT_DP_PURE=1 $(MAKE) --no-print-directory VENV=.venv-pure setup
+	COMPACT_DP_PURE=1 .venv-pure/bin/python -m pytest -q -rs -n auto $(PURE_TESTS)
 
 # The examples of the README and docs/replay.md, run again; the README's real-session
 # sections, computed from ../shared.
@@ -71,4 +88,4 @@ bench: $(READY)
 	$(BIN)/python benchmarks/bench.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) .venv-pure build *.egg-info .pytest_cache .hypothesis

@@ -1,20 +1,19 @@
 """compact-dp's build: pure Python, with the modules that read sessions and bill requests
-compiled by mypyc where it and a C compiler are at hand.
+compiled by mypyc, and two byte scans of that reading in C (sessions/_bytescan.c).
 
 Reading a whole history is per-line Python (the recorded policy of a 1 GB tree spent ~60 %
 of its CPU there); compiled, the same source runs ~20 % faster end to end, with the same
 numbers (docs/scale.md measures it, docs/house.md says what compiling asks of the code).
-Two byte scans of that reading are a small C module (sessions/_bytescan.c), built with
-them.
-Anything that stops the compiled build — no mypyc, no compiler, ``COMPACT_DP_PURE=1`` —
-leaves the pure package, which behaves the same, only slower.
+
+Which build this is, the backend decides (build_backend/compact_dp_build.py: the
+variables COMPACT_DP_PURE and COMPACT_DP_COMPILE, and what happens when compiling fails);
+it tells this file through COMPACT_DP_BUILDING, set only while it builds the wheel.
+Run any other way, this file describes the pure package.
 """
 
 import os
-import sys
 
 from setuptools import Extension, setup
-from setuptools.command.build_ext import build_ext
 
 COMPILED = [f"compact_dp/{name}.py" for name in (
     "sessions/reader", "sessions/claude_code", "sessions/fast", "sessions/codex",
@@ -25,34 +24,16 @@ COMPILED = [f"compact_dp/{name}.py" for name in (
 # cause is not looked into)
 
 
-# the byte scans of the fast reading, in C (sessions/bytescan.py defines them)
-BYTESCAN = Extension("compact_dp.sessions._bytescan", ["compact_dp/sessions/_bytescan.c"])
-
-
 def extensions() -> list:
-    if os.environ.get("COMPACT_DP_PURE"):
+    """The compiled modules, when this is the compiled build: mypyc type-checks and
+    translates them here, once; a failure (no mypyc, a type error) stops the build, and
+    the backend says why."""
+    if os.environ.get("COMPACT_DP_BUILDING") != "compiled":
         return []
-    try:
-        from mypyc.build import mypycify
-        return [BYTESCAN, *mypycify(COMPILED, opt_level="3")]
-    except (Exception, SystemExit) as e:     # mypyc missing, or its type check refusing
-        print(f"compact-dp: building pure Python ({type(e).__name__}: {e})", file=sys.stderr)
-        return []
+    from mypyc.build import mypycify
+
+    bytescan = Extension("compact_dp.sessions._bytescan", ["compact_dp/sessions/_bytescan.c"])
+    return [bytescan, *mypycify(COMPILED, opt_level="3")]
 
 
-class OptionalBuildExt(build_ext):
-    """Compile if we can; if not, install the pure package (nothing half-built)."""
-
-    def run(self) -> None:
-        try:
-            super().run()
-        except Exception as e:
-            print(f"compact-dp: building pure Python (compiling failed: {e})",
-                  file=sys.stderr)
-            for ext in self.extensions:
-                path = self.get_ext_fullpath(ext.name)
-                if os.path.exists(path):
-                    os.remove(path)
-
-
-setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})
+setup(ext_modules=extensions())

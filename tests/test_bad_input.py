@@ -216,12 +216,20 @@ def test_every_reader_takes_a_line_of_any_shape_and_never_raises(case):
 @pytest.mark.parametrize("bug", [TypeError, AttributeError, KeyError, IndexError])
 def test_a_bug_in_a_reader_is_an_internal_error_not_a_malformed_line(bug, monkeypatch,
                                                                       tmp_path):
-    # (a compiled reader's class cannot be patched, but the recorder it calls can)
-    from compact_dp.sessions.recorder import Recorder
+    # A compiled class cannot be patched, so the bug is in the Python object the recorder
+    # tells of each message (its watcher), set on the reader read.py (pure) makes.
+    from compact_dp.sessions import read
 
-    def broken(self, *args):
-        raise bug("a reader bug")
-    monkeypatch.setattr(Recorder, "message", broken)
+    class Broken:
+        def message(self, kind):
+            raise bug("a reader bug")
+
+    def reader_with_a_bug(*args, **kw):
+        reader = made(*args, **kw)
+        reader.rec.watcher = Broken()
+        return reader
+    made = read.reader_for
+    monkeypatch.setattr(read, "reader_for", reader_with_a_bug)
     r = run_main(str(write(tmp_path, claude_session().text())),
                  environ={"COMPACT_DP_DEBUG": ""})
     assert r.status == 2 and "malformed" not in r.err

@@ -1,14 +1,9 @@
 """The fast reading's two byte scans (sessions/bytescan.py): the C module the build installs,
 the regular expressions that define them (and run in the pure build), and a plain
-statement of each, answer alike on any bytes and any bounds.
-
-The in-process tests import the source tree, which has no C module built in it, so the
-installed one is loaded from where the installed package has it."""
+statement of each, answer alike on any bytes and any bounds."""
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
 import os
 import subprocess
 import sys
@@ -24,25 +19,20 @@ from compact_dp.sessions.read import CLAUDE_MARKERS
 from .conftest import ROOT, clean_env
 
 
-def installed_bytescan():
-    """The installed build's C module, or None if it has none; and whether what runs is
-    the source tree itself (on PYTHONPATH, as mutants.py runs it), where nothing is built."""
-    probe = ("import os, compact_dp; print(os.path.dirname(compact_dp.__file__))\n"
-             "import compact_dp.sessions._bytescan as m; print(m.__file__)")
-    p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                       env=clean_env(), cwd="/")
-    lines = p.stdout.split()
-    source = bool(lines) and Path(lines[0]).resolve() == (ROOT / "compact_dp").resolve()
-    if p.returncode != 0:
+def built_bytescan():
+    """The C module of the package the tests import (the installed one: tests/__init__.py
+    says why), or None if it has none; and whether that package is the source tree itself
+    (on PYTHONPATH, as mutants.py runs it), where nothing is built."""
+    import compact_dp
+    source = Path(compact_dp.__file__).parent.resolve() == (ROOT / "compact_dp").resolve()
+    try:
+        from compact_dp.sessions import _bytescan
+    except ImportError:
         return None, source
-    loader = importlib.machinery.ExtensionFileLoader("compact_dp.sessions._bytescan", lines[1])
-    spec = importlib.util.spec_from_file_location(loader.name, lines[1], loader=loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module, source
+    return _bytescan, source
 
 
-C, SOURCE_RUNS = installed_bytescan()
+C, SOURCE_RUNS = built_bytescan()
 needs_c = pytest.mark.skipif(C is None, reason="the installed build has no C module")
 
 

@@ -316,8 +316,8 @@ def test_help_version_and_help_command():
         for opt in ("--turns", "--max-context", "--quality-penalty", "--trigger", "--json",
                     "replay", "Exit status"):
             assert opt in r.out, (argv, opt)
-    from compact_dp import __version__
-    assert run_main("--version").out == f"compact-dp {__version__}\n"
+    from compact_dp.version import __version__, build
+    assert run_main("--version").out == f"compact-dp {__version__} ({build()})\n"
     assert "--policy" in run_main("help", "replay").out
     r = run_main("help", "nonsense")
     assert_one_line_error(r.status, r.out, r.err, "nonsense")

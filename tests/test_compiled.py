@@ -1,9 +1,9 @@
 """The compiled build against the source it is compiled from: the same numbers, to the
 byte, and no error the source does not raise.
 
-setup.py compiles the modules that read sessions and bill requests with mypyc.  The
-in-process tests import the source tree (pure Python); the installed command, which every
-subprocess test runs, is the compiled build.  A compiled function checks the types its
+setup.py compiles the modules that read sessions and bill requests with mypyc.  The tests,
+in-process and subprocess alike, run the installed build (tests/__init__.py); these run
+the source as well, on PYTHONPATH, beside it.  A compiled function checks the types its
 annotations promise, where Python only trusts them, and it stores an int given as a float
 as a float — so a value of a type the annotations did not foresee could fail, or print
 ``0.0`` where the source prints ``0``.  These tests give both builds the same odd lines and
@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from . import source_on_pythonpath
 from .conftest import ROOT, clean_env, command_path
 from .session_fixtures import claude_session
 from .test_bad_input import a_field_wrong_in_every_line
@@ -97,6 +98,31 @@ def test_the_installed_reading_and_billing_are_compiled():
                            env=clean_env(), cwd="/", check=True).stdout.split()
     pure = [f for f in files if not f.endswith(".so")]
     assert not pure, f"built as pure Python (`pip install -v .` says why): {pure}"
+    version = subprocess.run([command_path(), "--version"], capture_output=True, text=True,
+                             env=clean_env(), cwd="/", check=True).stdout
+    assert version.endswith(" (compiled)\n"), version
+
+
+def test_the_in_process_tests_run_the_installed_build():
+    """pytest puts the source tree first on sys.path; tests/__init__.py imports the
+    installed package instead, so the in-process tests run the compiled modules too."""
+    import compact_dp
+    import compact_dp.replay.engine
+    import compact_dp.sessions.fast
+    if source_on_pythonpath():
+        pytest.skip("PYTHONPATH names the source tree, which runs (as mutants.py runs it)")
+    assert not compact_dp.__file__.startswith(str(ROOT / "compact_dp")), compact_dp.__file__
+    if not os.environ.get("COMPACT_DP_PURE"):
+        for module in (compact_dp.sessions.fast, compact_dp.replay.engine):
+            assert module.__file__.endswith(".so"), module.__file__
+
+
+def test_the_source_tree_says_it_is_pure_python():
+    """--version names the build by the files beside the package: the source tree has
+    none built (the build works in a copy)."""
+    p = subprocess.run([sys.executable, "-m", "compact_dp", "--version"], capture_output=True,
+                       text=True, cwd="/", env=clean_env(PYTHONPATH=str(ROOT)), timeout=60)
+    assert p.returncode == 0 and p.stdout.endswith(" (pure Python)\n"), p
 
 
 # a batch an example: each example costs two processes

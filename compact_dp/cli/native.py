@@ -15,7 +15,7 @@ from ..environment import Env
 from ..errors import UsageError
 from ..question import Options, decide_session
 from ..sessions.read import read_session
-from ..version import __version__, doc_lines
+from ..version import __version__, build, doc_lines
 from ..views.emit import EXPLAIN, JSON, PLAIN, emit
 from .options import COMMANDS, DECIDE_OPTIONS, Parsed, help_text, parse
 
@@ -49,7 +49,7 @@ def run(argv: list[str], env: Env) -> int:
     if args.flag("help"):
         return env.write(decide_help(env.width))
     if args.flag("version"):
-        return env.write(f"compact-dp {__version__}\n")
+        return env.write(f"compact-dp {__version__} ({build()})\n")
     if args.flag("json") and args.flag("explain"):
         raise UsageError("--json and --explain cannot be combined")
     given = {p: v for p, v in args.values.items() if isinstance(v, str)}
