@@ -169,7 +169,8 @@ def backtest_session(path: str, environ: Mapping[str, str], every: int | None = 
         str(s["policy"]): s for s in
         (run.summary() for run in replay_session(setting, policies or POLICIES))}
     return {"session": path, "format": session.format, "requests": n,
-            "points": rows, "policies": runs, **score(rows), **compare(runs)}
+            "points": rows, "policies": runs, **score(rows), **compare(runs),
+            "keys": [r.key for r in session.requests]}
 
 
 # --- the scores --------------------------------------------------------------------------
