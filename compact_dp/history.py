@@ -17,7 +17,7 @@ import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from .sessions.normalised import Session
 
@@ -25,8 +25,8 @@ NOT_NAME = re.compile(r"[^A-Za-z0-9]")       # what Claude Code writes as '-' in
 
 
 def default_folders(environ: Mapping[str, str]) -> list[tuple[str, str]]:
-    """(agent, folder) of the agents' own session folders that exist; ``~`` is the
-    environment's $HOME (none without it: the environment given is the whole truth)."""
+    """(agent, folder) of the agents' own session folders that exist, each once; ``~`` is
+    the environment's $HOME (none without it: the environment given is the whole truth)."""
     home = environ.get("HOME") or ""
     claude = [os.path.join(d.strip(), "projects")
               for d in (environ.get("CLAUDE_CONFIG_DIR") or "").split(",") if d.strip()] \
@@ -34,33 +34,126 @@ def default_folders(environ: Mapping[str, str]) -> list[tuple[str, str]]:
     codex = environ.get("CODEX_HOME") or (os.path.join(home, ".codex") if home else "")
     found = [("Claude Code", d) for d in claude] + \
         ([("Codex", os.path.join(codex, "sessions"))] if codex else [])
-    return [(agent, d) for agent, d in found if os.path.isdir(d)]
+    seen: set[str] = set()
+    out = []
+    for agent, d in found:                      # a folder named twice is read once
+        if os.path.isdir(d) and os.path.realpath(d) not in seen:
+            seen.add(os.path.realpath(d))
+            out.append((agent, d))
+    return out
 
 
 def is_session_file(name: str) -> bool:
     return name.endswith((".jsonl", ".json")) and not name.startswith("agent-")
 
 
-def find_sessions(paths: list[str], unreadable: list[tuple[str, str]] | None = None
-                  ) -> list[str]:
+def find_sessions(paths: list[str], unreadable: list[tuple[str, str]] | None = None,
+                  seen: set[str] | None = None) -> list[str]:
     """The session files: files as given; folders searched recursively for *.jsonl and
     *.json, leaving out sub-agents' files (``subagents/`` folders, ``agent-*.jsonl``).
     A folder that cannot be listed goes into ``unreadable`` (with why), to be said: its
-    sessions are missing from the answer."""
+    sessions are missing from the answer.  Each file once, however often it is named or
+    found (``seen``: the real paths of the files already found, shared across calls): a
+    path is the same file as another when their real paths are one (a symlink,
+    ``a/../a``, a folder and its subfolder)."""
+    seen = set() if seen is None else seen
     out: list[str] = []
 
     def failed(e: OSError) -> None:
         if unreadable is not None:
             unreadable.append((e.filename or "", e.strerror or str(e)))
+
+    def once(path: str) -> None:
+        real = path if path == "-" else os.path.realpath(path)
+        if real not in seen:
+            seen.add(real)
+            out.append(path)
     for path in paths:
         if not os.path.isdir(path):
-            out.append(path)
+            once(path)
             continue
         found = []
         for root, dirs, files in os.walk(path, onerror=failed):
             dirs[:] = sorted(d for d in dirs if d != "subagents")
             found += [os.path.join(root, f) for f in files if is_session_file(f)]
-        out += sorted(found)
+        for f in sorted(found):
+            once(f)
+    return out
+
+
+# --- each request once ----------------------------------------------------------------------
+
+class Counted:
+    """What a run of many files counts of each (``each_request_once``), by the files'
+    positions in the run: ``inside`` maps a file left out to the file that holds every
+    one of its requests; ``elsewhere`` maps a file counted to the keys of its requests
+    (its own and its side files') that another file of the run counts; ``adopts`` maps a
+    file counted to the files left out into it whose side files it bills (sub-agents no
+    file counted holds)."""
+
+    def __init__(self) -> None:
+        self.inside: dict[int, int] = {}
+        self.elsewhere: dict[int, set[int]] = {}
+        self.adopts: dict[int, list[int]] = {}
+
+
+def inside_words(requests: int, other: str) -> str:
+    """Why a file is left out: every one of its ``requests`` is in ``other``."""
+    what = "its one request is" if requests == 1 else f"its {requests:,} requests are all"
+    return f"{what} in {other} (the start of a resumed session, or a copy): counted there"
+
+
+def each_request_once(keys: Sequence[Sequence[int | None]],
+                      side: Sequence[Sequence[int]] | None = None) -> Counted:
+    """The one rule by which a run (files, folders, the default history) counts each
+    request once across all its files; ``keys``: the request keys of each file's own
+    requests, in the run's order (None: a request with no key); ``side``: the keys of
+    each file's side files (its compactions' and sub-agents' requests).
+
+    * A file every one of whose requests is in another file is the start of a resumed
+      session (the agent copies the old requests into the new file and goes on), or a
+      copy: it is left out, ``inside`` the largest such file (of equal ones, the first in
+      the run, so of two copies the first counts).  A file with a request without a key,
+      or with none at all, is never left out: nothing shows it is inside another.
+    * Of the files counted, a request in several (a session resumed twice, each new file
+      repeating the old requests, then going on its own way) is counted by the first in
+      the run; the others have it ``elsewhere``.  Side requests are counted the same way,
+      and those of a file left out that no file counted holds are billed by the file it
+      is inside (``adopts``)."""
+    sets = [set(k) for k in keys]
+    holders: dict[int, list[int]] = {}
+    for i, ks in enumerate(sets):
+        for key in ks:
+            if key is not None:
+                holders.setdefault(key, []).append(i)
+    out = Counted()
+    for i, ks in enumerate(sets):
+        if not ks or None in ks:
+            continue
+        first = next(iter(ks))
+        assert first is not None
+        for k in sorted(holders[first], key=lambda k: (-len(sets[k]), k)):
+            if k != i and (len(sets[k]) > len(ks) or k < i) and ks <= sets[k]:
+                out.inside[i] = k
+                break
+    owner: dict[int, int] = {}
+    sides = [list(s) for s in side] if side is not None else [[] for _ in keys]
+    billed: dict[int, list[int]] = {}          # a file counted: every key it would bill
+    for i in range(len(keys)):
+        if i not in out.inside:
+            billed[i] = [key for key in keys[i] if key is not None] + sides[i]
+            for key in billed[i]:
+                owner.setdefault(key, i)
+    for i, k in out.inside.items():
+        if any(key not in owner for key in sides[i]):
+            out.adopts.setdefault(k, []).append(i)
+            billed[k] += sides[i]
+            for key in sides[i]:
+                owner.setdefault(key, k)
+    for i, bills in billed.items():
+        others = {key for key in bills if owner[key] != i}
+        if others:
+            out.elsewhere[i] = others
     return out
 
 

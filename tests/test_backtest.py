@@ -116,7 +116,7 @@ class Known:
 
     def __init__(self, tmp_path: Path, turns: list[int], grow: int, name: str):
         from compact_dp.sessions.read import read_session
-        self.builder = claude_turns(turns, grow=grow)
+        self.builder = claude_turns(turns, grow=grow, ids=name)    # its own requests
         self.path = tmp_path / name
         self.path.write_bytes(self.builder.text())
         self.turns = turns
@@ -472,7 +472,7 @@ def test_a_progress_bar_only_on_a_terminal(tmp_path):
     files = []
     for i, turns in enumerate(([2, 3], [3, 2], [4, 4])):
         f = tmp_path / f"s{i}.jsonl"
-        f.write_bytes(claude_turns(turns).text())
+        f.write_bytes(claude_turns(turns, ids=f"s{i}-").text())
         files.append(str(f))
     assert b"backtesting" in run_with_stderr(["backtest", "--jobs", "1", *files], True)
     assert run_with_stderr(["backtest", "--jobs", "1", *files], False) == b""

@@ -32,14 +32,14 @@ def make_home(root: Path) -> Path:
     alpha = home / ".claude" / "projects" / "-home-me-work-alpha"
     (alpha / ALPHA / "subagents").mkdir(parents=True)
     (alpha / f"{ALPHA}.jsonl").write_bytes(
-        claude_session(session_id=ALPHA, cwd="/home/me/work/alpha").text())
-    agent = ClaudeSession(session_id=ALPHA, cwd="/home/me/work/alpha")
+        claude_session(session_id=ALPHA, cwd="/home/me/work/alpha", ids="alpha-").text())
+    agent = ClaudeSession(session_id=ALPHA, cwd="/home/me/work/alpha", ids="agent-")
     agent.user("look for the parser's tests", turn=False)
     agent.response([text("found them")], (3, 2000, 0), sidechain=True)
     (alpha / ALPHA / "subagents" / "agent-a1b2c3.jsonl").write_bytes(agent.text())
     beta = home / ".claude" / "projects" / "-home-me-work-beta-app"
     beta.mkdir(parents=True)
-    later = ClaudeSession(session_id=BETA, cwd="/home/me/work/beta-app/src")
+    later = ClaudeSession(session_id=BETA, cwd="/home/me/work/beta-app/src", ids="beta-")
     later.pause(3 * 86400)
     later.user("rename the module")
     later.response([text("Renamed.")], (3, 9000, 0))

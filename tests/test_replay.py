@@ -656,8 +656,8 @@ def test_several_recorded_sessions_add_up(tmp_path):
     """Sessions with usage: the total has the recorded bills added and the recorded
     policy's simulation error over all of them."""
     from .session_fixtures import claude_session
-    for i in range(2):
-        (tmp_path / f"s{i}.jsonl").write_bytes(claude_session().text())
+    for i in range(2):                          # two sessions: requests of their own
+        (tmp_path / f"s{i}.jsonl").write_bytes(claude_session(ids=f"s{i}-").text())
     obj = replay_json(str(tmp_path))
     total = obj["total"]
     bills = [s["recorded"]["input_cost"] for s in obj["sessions"]]

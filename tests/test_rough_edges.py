@@ -37,7 +37,7 @@ def sessions_folder(tmp_path: Path) -> Path:
     folder = tmp_path / "sessions"
     folder.mkdir()
     for name, turns in (("a", [2, 2]), ("b", [3, 3, 3]), ("c", [3, 3])):
-        s = claude_turns(turns, grow=4000, session_id=f"{name * 8}-0000",
+        s = claude_turns(turns, grow=4000, session_id=f"{name * 8}-0000", ids=name,
                          cwd=f"/home/me/a-project-with-a-long-name-{name}")
         (folder / f"{name}.jsonl").write_bytes(s.text())
     return folder
@@ -162,8 +162,10 @@ def test_replay_json_into_head_exits_0_quietly(tmp_path):
     """More than a pipe holds (64 KiB), so the reader is gone while we write."""
     folder = tmp_path / "many"
     folder.mkdir()
-    for i in range(8):
-        (folder / f"s{i}.jsonl").write_bytes((EXAMPLES / "claude-code.jsonl").read_bytes())
+    for i in range(8):              # eight sessions (not copies: requests of their own)
+        data = (EXAMPLES / "claude-code.jsonl").read_bytes()
+        (folder / f"s{i}.jsonl").write_bytes(data.replace(b'"requestId":"',
+                                                          f'"requestId":"s{i}'.encode()))
     assert len(run_cli("replay", "--json", str(folder)).stdout) > 65536
     env = {k: v for k, v in clean_env().items() if k != "PYTHONUNBUFFERED"}  # unbuffered,
     # a write cut short by the closed pipe goes unnoticed: as a user runs it, buffered
@@ -217,7 +219,7 @@ def test_an_empty_file_in_a_folder_is_left_out_with_a_note_not_counted_as_a_sess
     folder = tmp_path / "home"
     folder.mkdir()
     (folder / "s.jsonl").write_bytes(claude_session().text())
-    (folder / "t.jsonl").write_bytes(claude_session(session_id="t-2").text())
+    (folder / "t.jsonl").write_bytes(claude_session(session_id="t-2", ids="t").text())
     (folder / "empty.jsonl").write_bytes(b"")
     r = run_main("replay", str(folder), environ={"COLUMNS": "120"})
     assert r.status == 0

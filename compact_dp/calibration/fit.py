@@ -86,31 +86,15 @@ def points(session: Session) -> list[tuple[int, int, int, bool, bool]]:
     return out
 
 
-def copies(sessions: list[Session]) -> set[int]:
-    """Indices of sessions whose every response is in a longer session: the start of a
-    resumed session, kept in a file of its own (its last request is no end)."""
-    keys = [{r.key for r in s.requests if r.key is not None} for s in sessions]
-    out = set()
-    order = sorted(range(len(sessions)), key=lambda i: -len(keys[i]))
-    for i in range(len(sessions)):
-        if not keys[i]:
-            continue
-        for k in order:
-            if k != i and len(keys[k]) > len(keys[i]) and keys[i] <= keys[k]:
-                out.add(i)
-                break
-    return out
-
-
 # --- the fit -----------------------------------------------------------------------------
 
 def fit(sessions: list[Session], prior: Profile | None = None, source: str = "",
         prior_sessions: float = PRIOR_SESSIONS) -> Profile:
     """The profile of a history of sessions (``prior``: pulled towards it, the way a
-    user's few sessions should be; None: the plain fit the built-in profile is)."""
-    sessions = sorted(sessions, key=lambda s: s.path or "")
-    dropped = copies(sessions)
-    kept = [s for i, s in enumerate(sessions) if i not in dropped]
+    user's few sessions should be; None: the plain fit the built-in profile is), each
+    counted once: the caller has left out the files inside others (the start of a
+    resumed session, whose last request is no end: history.each_request_once)."""
+    kept = sorted(sessions, key=lambda s: s.path or "")
     figures: dict[str, list[tuple[float, float, float]]] = {}
     prefixes: dict[str, list[float]] = {}
     history: list[tuple[str, list[tuple[int, int, int, bool, bool]]]] = []

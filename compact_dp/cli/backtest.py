@@ -57,7 +57,7 @@ def _one(args: Work) -> Doc:
 def backtest_command(env: Env, paths: list[str], every_text: str | None, json_out: bool,
                      jobs_text: str | None) -> int:
     from ..replay.backtest import totals
-    from ..replay.batch import cores, skip_reason
+    from ..replay.batch import cores, skip_reason, starts_left_out
 
     every = whole_number(every_text, "--every", 0, 1) or None
     jobs = whole_number(jobs_text, "--jobs", cores(), 1)
@@ -67,10 +67,12 @@ def backtest_command(env: Env, paths: list[str], every_text: str | None, json_ou
     files = session_files(env, paths)
     work = [(f, every, dict(env.environ)) for f in files]
     results = _run(work, jobs, env)
-    failed = [r for r in results if "error" in r]
-    named = [r for r in failed if not r["skippable"] or r["session"] in paths]
+    named = [r for r in results if "error" in r and
+             (not r["skippable"] or r["session"] in paths)]
     if named:                   # a file asked for by name, as replay does
         raise UsageError(named[0]["error"])
+    results = starts_left_out(results)
+    failed = [r for r in results if "error" in r]
     good = [r for r in results if "error" not in r]
     if not good:
         raise UsageError("no session to backtest (Claude Code or Codex, with usage) among "

@@ -50,6 +50,7 @@ def calibrate_command(env: Env, paths: list[str], output: str | None, fresh: boo
     from ..calibration.profile import load_profile, user_profile_path
     from ..errors import CompactDpError
     from ..files import make_folder_for, write_atomic
+    from ..history import each_request_once, inside_words
     from ..sessions.read import read_session
     from ..views.record import to_json
     from .replay import session_files
@@ -75,8 +76,14 @@ def calibrate_command(env: Env, paths: list[str], output: str | None, fresh: boo
     if not sessions:
         raise UsageError(f"no Claude Code or Codex session with usage under "
                          f"{', '.join(paths) or 'your own history'}")
+    once = each_request_once([[r.key for r in s.requests] for s in sessions])
+    for i, k in sorted(once.inside.items()):
+        env.warn(f"skipped {sessions[i].path}: "
+                 f"{inside_words(len(sessions[i].requests), sessions[k].path or '-')}")
     env.note(f"calibrate: {count(len(sessions), 'session')} read" +
-             (f", {count(skipped, 'file')} skipped" if skipped else ""))
+             (f", {count(skipped, 'file')} skipped" if skipped else "") +
+             (f", {len(once.inside):,} left out" if once.inside else ""))
+    sessions = [s for i, s in enumerate(sessions) if i not in once.inside]
     prior = None if fresh else load_profile({"COMPACT_DP_PROFILE": "none"})
     try:
         profile = fit(sessions, prior, source or f"{count(len(sessions), 'session')} of your own")

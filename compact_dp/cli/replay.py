@@ -28,6 +28,8 @@ when the window would overflow), threshold:P (at P % of the window).  Billing fo
 provider's cache rules and the session's clock; the recorded policy's simulation error
 against the recorded bill shows how far to trust the others.  One session gets a table
 and a picture; several, a row each and a total (the pages below say more).
+Each request counts once: a file named or found twice is read once, and a file whose
+requests are all in another (the start of a resumed session, a copy) is left out.
 """
 OPTIONS = [
     Option("--policy", "policy", "a policy to compare; repeat for several (default: "
@@ -100,7 +102,8 @@ def session_files(env: Env, paths: list[str]) -> list[str]:
         raise UsageError("no FILE or DIR given, and no session folder found "
                          "($CLAUDE_CONFIG_DIR/projects or ~/.claude/projects, "
                          "$CODEX_HOME/sessions or ~/.codex/sessions)")
-    found = [(agent, folder, find_sessions([folder], unreadable))
+    seen: set[str] = set()                  # each file once, in whichever folder it is
+    found = [(agent, folder, find_sessions([folder], unreadable, seen))
              for agent, folder in folders]
     say_unreadable()
     if not any(files for _, _, files in found):
@@ -128,7 +131,7 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
     from ..agents import POINTS
     from ..core.params import BY_AWK, native_values
     from ..history import Selection, parse_day
-    from ..replay.batch import Options, cores
+    from ..replay.batch import Options, cores, counted_once, run_batch
     from ..replay.compare import BY, SORTS
     from ..replay.run import policy_for as make_policy
     from ..sessions.recorder import TOKEN_MODES
@@ -169,13 +172,15 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
                       cache_ttl, dict(env.environ), chosen=bool(policy),
                       detail=json_out or bool(plot) or detail or len(files) == 1,
                       select=select, points=points, auto=auto)
-    results = _run(files, options, jobs, env, show_progress=len(files) > 1,
-                   stdin=standard_input(paths, env))
+    stdin = standard_input(paths, env)
+    results = _run(files, options, jobs, env, show_progress=len(files) > 1, stdin=stdin)
     results = [r for r in results if not r.get("left_out")]
     explicit = [r for r in results if "error" in r and
                 (not r.get("skippable") or r["session"] in paths)]
     if explicit:
         raise UsageError(explicit[0]["error"])
+    results = counted_once(results, lambda again, extras: run_batch(
+        again, options, jobs, stdin=stdin, extras=extras))
     say_skipped(env, results, paths)
     for r in results:
         for warning in r.get("warnings", ()):

@@ -173,7 +173,8 @@ def backtest_session(path: str, environ: Mapping[str, str], every: int | None = 
     from ..history import project_of
     return {"session": path, "project": project_of(session, path, environ),
             "session_id": session.session_id, "format": session.format, "requests": n,
-            "points": rows, "policies": runs, **score(rows), **compare(runs)}
+            "points": rows, "policies": runs, **score(rows), **compare(runs),
+            "keys": [r.key for r in session.requests]}
 
 
 # --- the scores --------------------------------------------------------------------------

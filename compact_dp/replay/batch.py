@@ -31,6 +31,11 @@ if TYPE_CHECKING:
     from ..sessions.normalised import Session
     from .records import Doc
 
+    # what a file's replay leaves to the other files of its run (history.each_request_once):
+    # the keys of the requests they count, and the files left out into it whose side
+    # files it bills
+    Extra = tuple[frozenset[int], list[str]]
+
 
 class Options:
     """Everything a worker needs to replay one file (picklable)."""
@@ -60,21 +65,24 @@ def _preload() -> None:
 
 
 def replay_file(path: str, options: Options, detail: bool = True,
-                stdin: bytes | None = None) -> Doc:
+                stdin: bytes | None = None, extra: Extra | None = None) -> Doc:
     """One session: its facts, the recorded bill (with usage), and every policy's run
     summary (``detail``: with every request's prompt and every compaction), compared with
     the recorded one; or ``left_out`` when it is not one of ``options.select``.
-    ``stdin``: the bytes of standard input, for the path ``-``."""
+    ``stdin``: the bytes of standard input, for the path ``-``; ``extra``: what other
+    files of the run count (``counted_once``).  With ``keys`` and ``side_keys``, the
+    keys of its requests, for ``counted_once``."""
     import io
 
     from ..agents import agent_of
     from ..engine import model_named
     from ..history import day_of, project_of
     from ..sessions.read import read_session
-    from .bill import recorded_bill
+    from .bill import compactions_here, recorded_bill
     from .compare import BEST, annotate
     from .run import replay_session, session_penalty, setting_for
 
+    elsewhere, adopted = extra if extra is not None else (frozenset(), [])
     session = read_session([path], options.format, options.tokens,
                            None if stdin is None else io.BytesIO(stdin), fast=True)
     refuse_empty(session, path)
@@ -89,7 +97,8 @@ def replay_file(path: str, options: Options, detail: bool = True,
     keep = agent.keep if options.keep == "auto" else options.keep
     setting = setting_for(session, options.params, model, keep == "none",
                           options.keep_tokens, options.cache_ttl, options.price,
-                          options.environ, points=options.points, auto=options.auto)
+                          options.environ, points=options.points, auto=options.auto,
+                          adopted=adopted)
     # by default, recorded only where a bill checks it, and hindsight only where it can
     # be compared and is exact (no message kept: what a compaction leaves is the same
     # whatever came before)
@@ -97,25 +106,35 @@ def replay_file(path: str, options: Options, detail: bool = True,
                 session.has_usage and (p != BEST or keep == "none") or
                 p not in ("recorded", BEST)]
     runs = replay_session(setting, policies)
+    gone = {j for j, r in enumerate(session.requests)
+            if r.key is not None and r.key in elsewhere}
+    for run in runs:
+        run.leave_out(gone)
     warnings = list(session.warnings)
     if "recorded" in policies and not session.has_usage:
         warnings.append("no recorded usage: the recorded policy is the session's own "
                         "compactions priced by the model, with no bill to check it against")
+    if gone:
+        warnings.append(f"{len(gone):,} of its requests are counted in another file of "
+                        "this run (a session resumed more than once): replayed, not billed "
+                        "here")
+    assert setting.files is not None
     result: Doc = {"session": path, "format": session.format, "project": project,
                     "session_id": session.session_id, "started": session.started,
                     "date": date, "messages": len(session.kinds),
-                    "requests": len(session.requests),
-                    "compactions": session.compaction_count, "model": model.name,
+                    "requests": len(session.requests) - len(gone),
+                    "compactions": compactions_here(session, elsewhere), "model": model.name,
                     "keep": keep, "points": setting.points,
                     "setting": setting.world.record(), "assumed": list(setting.world.assumed),
                     "penalty": session_penalty(setting),
-                    "policies": [r.summary(detail) for r in runs], "warnings": warnings}
+                    "policies": [r.summary(detail) for r in runs], "warnings": warnings,
+                    "keys": [r.key for r in session.requests],
+                    "side_keys": setting.files.side_keys()}
     if model.cache_aware:           # its forecast and what a compaction leaves: the profile's
         from ..calibration.profile import load_profile
         result["profile"] = load_profile(options.environ).record()
     if session.has_usage:
-        assert setting.files is not None
-        result["recorded"] = recorded_bill(session, setting.files, setting.prices)
+        result["recorded"] = recorded_bill(session, setting.files, setting.prices, elsewhere)
     annotate(result["policies"], result.get("recorded"))
     return result
 
@@ -127,10 +146,65 @@ def refuse_empty(session: Session, path: str) -> None:
         raise EmptySession(f"{path}: an empty file, no session in it")
 
 
-def _worker(args: tuple[str, Options, bytes | None]) -> Doc:
-    path, options, stdin = args
+def counted_once(results: list[Doc], rerun: Callable[[list[str], list[Extra]], list[Doc]]
+                 ) -> list[Doc]:
+    """The results of a run with each request counted once (history.each_request_once):
+    a file whose requests are all in another is left out, named with why (skipped); a
+    file some of whose requests another file counts is replayed again (``rerun``), billed
+    for the rest — as is one that bills the side files of a file left out into it.  Every
+    result loses its ``keys``."""
+    from ..history import each_request_once
+
+    counted = [i for i, r in enumerate(results) if "keys" in r]
+    keys = [results[i].pop("keys") for i in counted]
+    side = [results[i].pop("side_keys", []) for i in counted]
+    once = each_request_once(keys, side)
+    again = sorted(set(once.elsewhere) | set(once.adopts))
+    if again:
+        extras = [(frozenset(once.elsewhere.get(n, ())),
+                   [results[counted[m]]["session"] for m in once.adopts.get(n, [])])
+                  for n in again]
+        for n, doc in zip(again, rerun([results[counted[n]]["session"] for n in again],
+                                       extras)):
+            doc.pop("keys", None)
+            doc.pop("side_keys", None)
+            results[counted[n]] = doc
+    out = list(results)
+    for n, k in once.inside.items():
+        out[counted[n]] = inside(results[counted[n]], len(keys[n]),
+                                 results[counted[k]]["session"])
+    return out
+
+
+def starts_left_out(results: list[Doc]) -> list[Doc]:
+    """The results of a run less the files whose requests are all in another file of it
+    (history.each_request_once), each a skipped result saying so (backtest: the points of
+    a session are its own, so a request in two files that go on their own ways is a point
+    of each).  Every result loses its ``keys``."""
+    from ..history import each_request_once
+
+    counted = [i for i, r in enumerate(results) if "keys" in r]
+    keys = [results[i].pop("keys") for i in counted]
+    out = list(results)
+    for n, k in each_request_once(keys).inside.items():
+        out[counted[n]] = inside(results[counted[n]], len(keys[n]),
+                                 results[counted[k]]["session"])
+    return out
+
+
+def inside(result: Doc, requests: int, other: str) -> Doc:
+    """A file left out because every one of its requests is in ``other``: a skipped
+    result, saying so."""
+    from ..history import inside_words
+    path = result["session"]
+    return {"session": path, "skippable": True, "inside": other,
+            "error": f"{path}: {inside_words(requests, other)}"}
+
+
+def _worker(args: tuple[str, Options, bytes | None, Extra | None]) -> Doc:
+    path, options, stdin, extra = args
     return guarded(path, options.environ,
-                   lambda: replay_file(path, options, options.detail, stdin))
+                   lambda: replay_file(path, options, options.detail, stdin, extra))
 
 
 def guarded(path: str, environ: Mapping[str, str], work: Callable[[], Doc]) -> Doc:
@@ -167,12 +241,13 @@ def cores() -> int:
 
 def run_batch(paths: list[str], options: Options, jobs: int,
               progress: Callable[[int], None] | None = None,
-              stdin: bytes | None = None) -> list[Doc]:
+              stdin: bytes | None = None, extras: list[Extra] | None = None) -> list[Doc]:
     """Replay every file, in order, in up to ``jobs`` processes — never more than there
     are cores (more would only take turns on them, each paying its start) or files;
     ``progress(n)`` after each.  ``stdin``: what standard input held, for the path ``-``
-    (sent to its worker only)."""
-    work = [(p, options, stdin if p == "-" else None) for p in paths]
+    (sent to its worker only); ``extras``: per path, what other files count."""
+    work = [(p, options, stdin if p == "-" else None, extras[i] if extras else None)
+            for i, p in enumerate(paths)]
     results: list[Doc] = []
     workers = min(jobs, cores(), len(paths))
     if workers > 1:

@@ -4,7 +4,8 @@ A Claude Code session is several files: the main transcript, its compaction requ
 (``<session>/subagents/agent-acompact-*.jsonl``) and its sub-agents' sidechains (the other
 ``agent-*.jsonl`` of that folder, and, from older versions, ``agent-*.jsonl`` files beside
 the transcript that carry the session's id).  Each is billed like any request; a request
-is counted once across all of them, by its (``message.id``, ``requestId``).  The replay's
+is counted once across all of them, by its key (``requestId``, else ``message.id``: one
+API request is one bill), and once across all the files of a run (history.py).  The replay's
 simulation error is about the main chain and its compactions; the sub-agents' requests
 are the same under every policy and are reported apart, then added to the total.
 """
@@ -14,13 +15,14 @@ from __future__ import annotations
 import glob
 import os
 
+from ..errors import CompactDpError
 from ..sessions.normalised import Request, Session
 from ..sessions.read import read_raw
 from .billing import input_cost, output_cost
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Collection, Iterable
     from typing import Any
 
     from ..pricing.table import Prices
@@ -92,17 +94,37 @@ def requests_of(files: Iterable[str], seen: set[int]) -> list[Request]:
 
 
 class SessionFiles:
-    """A session's requests from all its files, each counted once."""
+    """A session's requests from all its files, each counted once; ``adopted``: the main
+    files of sessions left out into this one (a resumed session's start), whose side
+    files this one bills too (history.each_request_once)."""
 
-    def __init__(self, session: Session):
+    def __init__(self, session: Session, adopted: Iterable[str] = ()):
         seen = {r.key for r in session.requests if r.key is not None}
         compactions: list[str] = []
         agents: list[str] = []
-        if session.path and session.format == "claude-code":
-            compactions, agents = side_files(session.path, session.session_id)
+        if session.format == "claude-code":
+            for path, sid in [(session.path, session.session_id)] + \
+                    [(p, session_id_of(p)) for p in adopted]:
+                if path:
+                    more = side_files(path, sid)
+                    compactions += [f for f in more[0] if f not in compactions]
+                    agents += [f for f in more[1] if f not in agents]
         self.compaction_requests = requests_of(compactions, seen)
         self.subagent_requests = requests_of(agents, seen)
         self.subagent_files = len(agents)
+
+    def side_keys(self) -> list[int]:
+        """The keys of the requests billed from the side files."""
+        return [r.key for r in self.compaction_requests + self.subagent_requests
+                if r.key is not None]
+
+
+def session_id_of(path: str) -> str | None:
+    """The session id a Claude Code file names (its side files beside it carry it)."""
+    try:
+        return read_raw(path, "claude-code", fast=True).session_id
+    except CompactDpError:
+        return None
 
 
 def bill(requests: Iterable[Request], prices_for: Callable[[str | None], Prices]
@@ -133,12 +155,32 @@ def bill(requests: Iterable[Request], prices_for: Callable[[str | None], Prices]
 
 
 def recorded_bill(session: Session, files: SessionFiles,
-                  prices_for: Callable[[str | None], Prices]) -> dict[str, Any]:
+                  prices_for: Callable[[str | None], Prices],
+                  elsewhere: Collection[int] = ()) -> dict[str, Any]:
     """The main chain and its compactions (what the simulation error is about), the
-    sub-agents apart, and everything in ``total_cost``."""
-    main = bill(session.requests + files.compaction_requests, prices_for)
-    agents = bill(files.subagent_requests, prices_for)
+    sub-agents apart, and everything in ``total_cost``; less the requests whose keys are
+    ``elsewhere`` (another file of the run counts them), and the compactions before them."""
+    def here(requests: list[Request]) -> list[Request]:
+        return [r for r in requests if r.key is None or r.key not in elsewhere] \
+            if elsewhere else requests
+    main = bill(here(session.requests + files.compaction_requests), prices_for)
+    agents = bill(here(files.subagent_requests), prices_for)
     agents["files"] = files.subagent_files
     total = sum(b[key] for b in (main, agents) for key in ("input_cost", "output_cost"))
-    return {**main, "compactions": session.compaction_count, "subagents": agents,
-            "total_cost": total}
+    return {**main, "compactions": compactions_here(session, elsewhere),
+            "subagents": agents, "total_cost": total}
+
+
+def compactions_here(session: Session, elsewhere: Collection[int] = ()) -> int:
+    """The recorded compactions a file counts: each belongs to the first request after
+    it, and is counted where that request is (one after the last request: here)."""
+    if not elsewhere:
+        return session.compaction_count
+    gone = 0
+    done = 0
+    for r in session.requests:
+        if r.segment > done:
+            if r.key is not None and r.key in elsewhere:
+                gone += r.segment - done
+            done = r.segment
+    return session.compaction_count - gone

@@ -382,8 +382,7 @@ class Replay:
         prompt = self.prefix_now(self.setting.session.requests[self.index]) + \
             self.context.total
         read = readable(self.caches.get(self.setting.cache_key(model)), time, prompt, prices)
-        billed = self._charge(len(self.result.touches), time, model, prompt, read,
-                              self.ttl, 0.0)
+        billed = self._charge(self.index, time, model, prompt, read, self.ttl, 0.0)
         billed.billed = False
         self.caches[self.setting.cache_key(model)] = Cache(prompt, time, self.ttl)
         self.result.touches.append(billed)

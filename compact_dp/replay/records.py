@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 
 class Billed:
     """One billed request: its prompt split into reads, writes (at ``ttl``) and the
-    uncached rest, with its input and output costs."""
+    uncached rest, with its input and output costs.  ``index``: the session's request it
+    is (an unanswered prompt: the request it came before; a summary: the compaction's
+    number)."""
 
     __slots__ = ("index", "time", "llm", "prompt", "read", "written", "uncached", "ttl",
                  "input_cost", "output", "output_cost", "billed")
@@ -55,6 +57,25 @@ class Run:
         self.touches: list[Billed] = []     # prompts answered by nothing (no recorded bill)
         self.penalty = 0.0                  # ④ of its compactions (run.charge_penalties)
         self.schedule_of: str | None = None   # hindsight: the policy whose schedule won
+
+    def leave_out(self, requests: set[int]) -> None:
+        """Drop the requests of these indices, which another file of the run counts (a
+        session resumed twice: each new file repeats the old requests, history.py), and
+        the compactions and unanswered prompts before them: the rest is what this file
+        adds, replayed in the context the whole file grew."""
+        if not requests:
+            return
+        kept = [r for r in self.requests if r.index not in requests]
+        before = [0] * (len(self.requests) + 1)    # kept requests before each position
+        for i, r in enumerate(self.requests):
+            before[i + 1] = before[i] + (r.index not in requests)
+        self.compactions = [c for c in self.compactions
+                            if c.before >= len(self.requests) or
+                            self.requests[c.before].index not in requests]
+        for c in self.compactions:
+            c.before = before[min(c.before, len(self.requests))]
+        self.touches = [t for t in self.touches if t.index not in requests]
+        self.requests = kept
 
     def _all(self) -> list[Billed]:
         return self.requests + [c.request for c in self.compactions] + self.touches

@@ -17,7 +17,7 @@ from .setting import Aftermath, Setting
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from ..question import Question
 
@@ -121,10 +121,12 @@ def setting_for(session: Session, params: Mapping[str, object], model: Model, wh
                 keep_tokens: int, cache_ttl: str | None, price: str | None,
                 env: Mapping[str, str] | None = None, points: str | None = None,
                 horizon: str | float | None = None,
-                auto: tuple[float | None, bool] = (None, False)) -> Setting:
+                auto: tuple[float | None, bool] = (None, False),
+                adopted: Sequence[str] = ()) -> Setting:
     """The replay's setting, from the same sources as the decision (question.py): the
     parameters, what the session's own compactions left (else the agent's figures), the
-    forecast, and the recorded cache events."""
+    forecast, and the recorded cache events; ``adopted``: files left out into this one,
+    whose side files it bills (bill.SessionFiles)."""
     from ..question import Options, session_question
     from .bill import SessionFiles
     keep = "none" if whole else "best"
@@ -134,7 +136,7 @@ def setting_for(session: Session, params: Mapping[str, object], model: Model, wh
         params, model=model, environ=env, keep=keep, price=price,
         cache_ttl=cache_ttl, horizon=horizon, auto_compact_tokens=auto[0], auto_off=auto[1]))
     values = question.ask.values
-    files = SessionFiles(session)
+    files = SessionFiles(session, adopted)
     V0 = next((p for p in session.segment_prefixes if p is not None), values["V"].num)
     if question.hidden:
         V0 = values["V"].num                  # the fixed part; the rest is history

@@ -25,10 +25,8 @@ can be saved after any complete line and resumed on the bytes appended later.
 
 from __future__ import annotations
 
-import zlib
-
 from .jsonsize import json_size
-from .normalised import ASSISTANT, CONTEXT, TOOL, USER, count
+from .normalised import ASSISTANT, CONTEXT, TOOL, USER, count, key_of
 from .reader import LineReader
 from .timefmt import parse_time
 
@@ -71,9 +69,7 @@ def response_key(message_id: object, request_id: object) -> int:
     needs both): its ``requestId`` where the line has one — one API request is one bill,
     and the streamed lines of one request may carry different ``message.id``s — else its
     ``message.id`` (the one place this rule is written)."""
-    ident = request_id if isinstance(request_id, str) and request_id else message_id
-    raw = repr(ident).encode("utf-8", "surrogatepass")
-    return zlib.crc32(raw) << 32 | zlib.adler32(raw)
+    return key_of(request_id if isinstance(request_id, str) and request_id else message_id)
 
 
 def usage_numbers(usage: dict[str, object]) -> list[int]:

@@ -13,16 +13,17 @@ Lines are ``{timestamp, type, payload}``:
 
 A request is a ``token_count`` event with ``info``; Codex repeats the event with an
 unchanged running total (``info.total_token_usage``), so an event whose total equals the
-previous one is the same request again.  ``input_tokens`` includes the cached part,
-``output_tokens`` includes reasoning.  Files from before the envelope (mid-2025: a first
-line ``{id, timestamp, instructions}``, then bare response items) are read too; they have
-no usage.
+previous one is the same request again; the session's id and that running total are the
+request's key (the same request in another file of a run is counted once).
+``input_tokens`` includes the cached part, ``output_tokens`` includes reasoning.  Files
+from before the envelope (mid-2025: a first line ``{id, timestamp, instructions}``, then
+bare response items) are read too; they have no usage.
 """
 
 from __future__ import annotations
 
 from .jsonsize import json_size
-from .normalised import ASSISTANT, CONTEXT, TOOL, USER, count
+from .normalised import ASSISTANT, CONTEXT, TOOL, USER, count, key_of
 from .reader import LineReader
 from .timefmt import parse_time
 
@@ -167,7 +168,8 @@ class CodexReader(LineReader):
         written = min(count(last.get("cache_write_input_tokens")), prompt - cached)
         seen = self.run_start if self.run_start is not None else self.rec.message_count
         self.rec.request(seen, time, self.llm, [prompt - cached - written, written, 0,
-                                                  cached, count(last.get("output_tokens"))])
+                                                  cached, count(last.get("output_tokens"))],
+                         None if running is None else key_of((self.session_id, running)))
         self.run_start = None
         self.fresh_compaction = False
 

@@ -101,6 +101,16 @@ class Usage:
                 f"write_1h={self.write_1h}, read={self.read}, output={self.output})")
 
 
+def key_of(ident: object) -> int:
+    """A request's key, from what identifies it (a Claude Code response's id, a Codex
+    request's place in its session), as a 64-bit number small to remember: two
+    checksums of its ``repr`` (a collision needs both).  Keys count a request once across
+    the files of a run (history.each_request_once)."""
+    import zlib
+    raw = repr(ident).encode("utf-8", "surrogatepass")
+    return zlib.crc32(raw) << 32 | zlib.adler32(raw)
+
+
 class Request:
     """One API request: it saw ``messages[:seen]`` (of the whole file), in the context
     that began after ``segment`` compactions."""
