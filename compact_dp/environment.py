@@ -48,6 +48,9 @@ class Env:
         self.stderr_isatty = stderr_isatty
         self.terminal_columns = terminal_columns
         self.program = program                  # argv[0]: how this run was started
+        # a closed pipe on stdout: no error (exit 0), or, as awk is, death by SIGPIPE (the
+        # awk form, whose exit status must be awk's; only in a real process)
+        self.sigpipe = False
 
     @classmethod
     def from_process(cls) -> Env:
@@ -132,6 +135,10 @@ class Env:
         except OSError as e:
             _discard_to_devnull(out)
             if isinstance(e, BrokenPipeError):
+                if self.sigpipe and _is_real(out):
+                    import signal
+                    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+                    os.kill(os.getpid(), signal.SIGPIPE)
                 return EXIT_OK
             return self.fail(f"cannot write standard output: {e.strerror or e}")
         return EXIT_OK
@@ -147,6 +154,15 @@ def _discard_to_devnull(out: IO[str]) -> None:
         os.close(devnull)
     except (OSError, ValueError, AttributeError):
         pass
+
+
+def _is_real(stream: IO[str]) -> bool:
+    """A stream on a file descriptor (not a test's StringIO)."""
+    try:
+        stream.fileno()
+        return True
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def _isatty(stream: IO[str]) -> bool:

@@ -184,12 +184,31 @@ def test_replay_json_into_head_exits_0_quietly(tmp_path):
     ["-v", "t=5", "-f", "compact_dp.awk", str(ROOT / "golden" / "inputs" / "syn_40.jsonl")],
 ], ids=lambda a: " ".join(x for x in a if "/" not in x))
 def test_a_stdout_closed_before_any_write_is_no_error_for_any_command(argv):
+    """... but for the awk form, which ends as awk does: killed by SIGPIPE."""
     r, w = os.pipe()
     os.close(r)
     p = subprocess.run([command_path(), *argv], stdout=w, stderr=subprocess.PIPE,
                        env=clean_env(), timeout=120)
     os.close(w)
-    assert (p.returncode, p.stderr) == (0, b"")
+    awk_form = "compact_dp.awk" in argv
+    assert (p.returncode, p.stderr) == (-13 if awk_form else 0, b"")
+
+
+def test_the_awk_form_on_a_closed_pipe_ends_as_awk_does():
+    import shutil
+    awk = shutil.which("mawk") or shutil.which("gawk") or shutil.which("awk")
+    if awk is None:
+        pytest.skip("no awk here to compare with")
+    codes = []
+    for cmd in ([awk, "BEGIN { print 1 }"],
+                [command_path(), "-f", "compact_dp.awk",
+                 str(ROOT / "golden" / "inputs" / "syn_40.jsonl")]):
+        r, w = os.pipe()
+        os.close(r)
+        codes.append(subprocess.run(cmd, stdout=w, stderr=subprocess.PIPE,
+                                    env=clean_env(), timeout=60).returncode)
+        os.close(w)
+    assert codes[0] == codes[1] == -13
 
 
 # --- files that are no session ------------------------------------------------------------------

@@ -58,6 +58,7 @@ def split_command(argv: list[str]) -> tuple[str | None, list[str]]:
 def dispatch(argv: list[str], env: Env) -> int:
     if is_awk_form(argv):
         from .awk import run
+        env.sigpipe = True                    # awk dies of a closed pipe: so does its form
         return run(argv, env)
     command, rest = split_command(argv)
     if command is None:
