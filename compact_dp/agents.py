@@ -94,7 +94,8 @@ class ClaudeCode(Agent):
                ) -> tuple[int | None, str]:
         since = self.LONG_SINCE.get(llm or "")
         if since is not None and table_window == LONG_WINDOW:
-            day = _utc_day(started)
+            from .sessions.timefmt import date_of
+            day = date_of(started, utc=True)
             if day is not None and day < since:
                 return 200_000, f"Claude Code opened {llm} at 200k before {since}"
             return table_window, f"Claude Code opens {llm} at 1M from {since}"
@@ -194,14 +195,3 @@ AGENTS: dict[str, Agent] = {a.format: a for a in (
 def agent_of(format: str) -> Agent:
     return AGENTS.get(format, AGENTS["bash-agent"])
 
-
-def _utc_day(started: float | None) -> str | None:
-    """The UTC date (YYYY-MM-DD) of a moment, for a dated rule (history's local day would
-    import ``re`` on the status line's path)."""
-    if started is None:
-        return None
-    import time
-    try:
-        return time.strftime("%Y-%m-%d", time.gmtime(started))
-    except (OverflowError, OSError, ValueError):
-        return None

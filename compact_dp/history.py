@@ -186,13 +186,8 @@ def project_of(session: Session, path: str, environ: Mapping[str, str] | None = 
 
 def day_of(started: float | None) -> str | None:
     """The local date (YYYY-MM-DD) a session began on."""
-    if started is None:
-        return None
-    import time
-    try:
-        return time.strftime("%Y-%m-%d", time.localtime(started))
-    except (OverflowError, OSError, ValueError):
-        return None
+    from .sessions.timefmt import date_of
+    return date_of(started)
 
 
 def parse_day(text: str, where: str) -> str:

@@ -45,6 +45,18 @@ def same(got: object, want: object) -> bool:
     return type(got) is type(want) and got == want
 
 
+def opus_setting(ttl: str, keeps: str) -> dict:
+    """The setting of a claude-opus-4-6 session of Claude Code 2.1.40 on 2026-03-01, 5-minute
+    writes, no message kept (world.py): 200k before the 1M default, that version's point."""
+    return {"context_window": 200000.0, "windows": None, "auto_compact_tokens": 167000.0,
+            "ttl": "5m", "keeps": "none", "kept_messages": None, "model": None, "sources": {
+                "context_window": "Claude Code opened claude-opus-4-6 at 200k before "
+                                  "2026-03-13",
+                "auto_compact_tokens": "Claude Code 2.1.40's default: the window less "
+                                       "33,000 (from 2.1.21)",
+                "ttl": ttl, "keeps": keeps}}
+
+
 # --- the decision ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("idle, state", [(60.0, "warm"), (7200.0, "cold")])
@@ -115,14 +127,9 @@ def test_every_field_of_the_decisions_json(idle, state, tmp_path):
     # the setting (world.py): the window of the model that carried the conversation (opus,
     # not the last request's haiku), opened at 200k on the session's day; Claude Code
     # 2.1.40's point; the TTL most writes used; a recorded compaction that kept nothing
-    assert session["setting"] == {
-        "context_window": 200000.0, "windows": None, "auto_compact_tokens": 167000.0,
-        "ttl": "5m", "keeps": "none", "kept_messages": None, "model": None, "sources": {
-            "context_window": "Claude Code opened claude-opus-4-6 at 200k before 2026-03-13",
-            "auto_compact_tokens": "Claude Code 2.1.40's default: the window less 33,000 "
-                                   "(from 2.1.21)",
-            "ttl": "the session's cache writes (1% of them 1-hour)",
-            "keeps": "Claude Code's compactions recorded keep no message"}}
+    assert session["setting"] == opus_setting(
+        "the session's cache writes (1% of them 1-hour)",
+        "Claude Code's compactions recorded keep no message")
     assert {k: v for k, v in session.items() if k not in ("sources", "prices", "profile",
                                                              "cache", "setting")} == {
         "format": "claude-code", "requests": 6, "compactions": 1,
@@ -194,14 +201,8 @@ def test_every_field_of_replay_json(tmp_path):
                              "profile", "recorded", "policies"]
     # ④ of one compaction halfway (test_setting.py works it out); more than nothing
     assert isinstance(session["penalty"], float) and session["penalty"] > 0
-    assert session["setting"] == {
-        "context_window": 200000.0, "windows": None, "auto_compact_tokens": 167000.0,
-        "ttl": "5m", "keeps": "none", "kept_messages": None, "model": None, "sources": {
-            "context_window": "Claude Code opened claude-opus-4-6 at 200k before 2026-03-13",
-            "auto_compact_tokens": "Claude Code 2.1.40's default: the window less 33,000 "
-                                   "(from 2.1.21)",
-            "ttl": "the session's cache writes (0% of them 1-hour)",
-            "keeps": "Claude Code keeps no message"}}
+    assert session["setting"] == opus_setting(
+        "the session's cache writes (0% of them 1-hour)", "Claude Code keeps no message")
     assert {k: v for k, v in session.items() if k not in ("recorded", "policies",
                                                              "setting", "penalty")} == {
         "session": str(f), "format": "claude-code", "project": "p", "session_id": "s-1",

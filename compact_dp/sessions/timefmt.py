@@ -67,3 +67,15 @@ def parse_time(text: object) -> float | None:
             return None
         return float(text) / (1000.0 if text > 1e11 else 1.0)
     return None
+
+
+def date_of(seconds: float | None, utc: bool = False) -> str | None:
+    """The date (YYYY-MM-DD) of a moment, local or UTC; None for none, or one no calendar
+    can say."""
+    if seconds is None:
+        return None
+    import time
+    try:
+        return time.strftime("%Y-%m-%d", (time.gmtime if utc else time.localtime)(seconds))
+    except (OverflowError, OSError, ValueError):
+        return None
