@@ -19,6 +19,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from ..calibration.project import History
     from ..question import Question
 
 POLICY_NAMES = "recorded, dp, never, threshold:P, hindsight or hindsight:free"
@@ -121,10 +122,12 @@ def setting_for(session: Session, params: Mapping[str, object], model: Model, wh
                 keep_tokens: int, cache_ttl: str | None, price: str | None,
                 env: Mapping[str, str] | None = None, points: str | None = None,
                 horizon: str | float | None = None,
-                auto: tuple[float | None, bool] = (None, False)) -> Setting:
+                auto: tuple[float | None, bool] = (None, False),
+                project: History | None = None, project_now: float | None = None) -> Setting:
     """The replay's setting, from the same sources as the decision (question.py): the
     parameters, what the session's own compactions left (else the agent's figures), the
-    forecast, and the recorded cache events."""
+    forecast (its level learned on ``project``'s sessions as they stood at
+    ``project_now``, when given: backtest's), and the recorded cache events."""
     from ..question import Options, session_question
     from .bill import SessionFiles
     keep = "none" if whole else "best"
@@ -132,7 +135,8 @@ def setting_for(session: Session, params: Mapping[str, object], model: Model, wh
         keep = "auto"                         # the agent's own: the setting says why
     question = session_question(session, Options(
         params, model=model, environ=env, keep=keep, price=price,
-        cache_ttl=cache_ttl, horizon=horizon, auto_compact_tokens=auto[0], auto_off=auto[1]))
+        cache_ttl=cache_ttl, horizon=horizon, auto_compact_tokens=auto[0], auto_off=auto[1],
+        project=project, project_now=project_now))
     values = question.ask.values
     files = SessionFiles(session)
     V0 = next((p for p in session.segment_prefixes if p is not None), values["V"].num)
