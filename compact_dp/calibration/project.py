@@ -25,6 +25,7 @@ import marshal
 import os
 import time
 import zlib
+from array import array
 from bisect import bisect_left
 
 from ..core.horizon import pooled_level
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 
 EVERY = 10                  # the profile's fit's second set of points (fit.EVERY)
 QUIET = 300.0               # seconds without a request before a session counts as over
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 STEP = 1 << 20              # the least a step reads, whatever its deadline
 
 
@@ -56,20 +57,28 @@ class Past:
                  start: float | None, times: list[float | None], turns: list[int]):
         self.path, self.format, self.cwd, self.session_id = path, format, cwd, session_id
         self.start = start
-        known: list[float] = []
+        known = array("d")
         last = start if start is not None else -1e300
         for t in times:
             last = max(last, t) if t is not None else last
             known.append(last)
         self.times, self.turns = known, sorted(set(turns))
 
-    def row(self) -> tuple[object, ...]:
-        return (self.format, self.cwd, self.session_id, self.start, self.times, self.turns)
-
     @classmethod
     def of_row(cls, path: str, row: Any) -> Past:
-        fmt, cwd, sid, start, times, turns = row
-        return cls(path, fmt, cwd, sid, start, times, turns)
+        """A Past as ``row()`` saved it: the times in order, as the bytes of an array of
+        doubles (the status line loads a project's rows on every call: bytes load at
+        once, where a list of floats is built float by float)."""
+        past = cls.__new__(cls)
+        past.path = path
+        past.format, past.cwd, past.session_id, past.start, times, past.turns = row
+        past.times = array("d")
+        past.times.frombytes(times)
+        return past
+
+    def row(self) -> tuple[object, ...]:
+        return (self.format, self.cwd, self.session_id, self.start, self.times.tobytes(),
+                self.turns)
 
     def made_by(self, now: float) -> int:
         """The requests made before ``now``."""
