@@ -4,7 +4,7 @@
     python benchmarks/bench.py [--runs 7] [--sizes 200,1000,10000,100000]
                                [--awk-program compact_dp.awk] [--awk-max-lines 10000]
                                [--sessions 24] [--skip-sessions]
-                               [--history-only] [--history-runs 2]
+                               [--history-only] [--history-runs 2] [--backtest-only]
 
 Baselines: one plain ``mawk '{n+=length($0)} END{print n}'`` pass over the same file (the
 floor any tool pays to read it) and a bare ``python -c pass`` (the interpreter's start-up).
@@ -16,14 +16,16 @@ ratios, not the milliseconds.  Sections:
    them) read and decided, against the bash-agent path on as many messages, time and peak
    memory; the real sessions beside the repository when present;
 3. the status line on that transcript, called again and again as Claude Code does, and on
-   a 300 MB one: catching up call by call, then unchanged;
+   a 300 MB one: catching up call by call, then unchanged; and in a project of 150 real
+   sessions, which its forecast learns from (when ../shared is there);
 4. replay of many sessions, serial against --jobs 2;
 5. corpus-smoke: real sessions cut at random bytes (when ../shared is there);
 6. the recorded policy's simulation error on the real corpus, per format (the same), and
    the checks of each session's setting there (compact_dp/replay/checks.py: four counts,
    each goal zero);
-7. backtest on the corpus and the shared sessions: every goal of the forecast, the dollars
-   and the policy (the same);
+7. backtest on the corpus and the shared sessions, leave one project out (the profile
+   fitted without the project scored, the forecast walk-forward within it): issue 27's
+   goals of the forecast, the dollars and the policy, pooled and per project (the same);
 8. a whole history: a ~1 GB ~/.claude/projects-shaped tree built once from the corpus
    (every id rewritten per copy, so nothing collapses), replayed with --policy recorded and
    with the four default policies, in MB per CPU-second (user + sys of every process),
@@ -181,6 +183,12 @@ def sessions_section(cdp: str, runs: int, python_start: float, goals: list) -> N
         status = json.dumps({"transcript_path": str(big), "model": {"id": "claude-opus-4-6"},
                              "context_window": {"context_window_size": 200000}})
         env = dict(os.environ, COMPACT_DP_CACHE=cache)
+        # the other sessions of its folder, which the forecast learns from, read once (the
+        # status line would catch up over calls, PROJECT_READING seconds each)
+        start = time.perf_counter()
+        subprocess.run([cdp, "--json", str(big)], env=env, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        warmed = time.perf_counter() - start
 
         def call() -> float:
             start = time.perf_counter()
@@ -190,10 +198,12 @@ def sessions_section(cdp: str, runs: int, python_start: float, goals: list) -> N
         first = call()
         t_line = statistics.median(call() for _ in range(max(runs, 9)))
     print(f"  statusline      first call {first * 1000:.1f} ms, then {t_line * 1000:.1f} ms "
-          f"(median) = {t_line / python_start:.1f}× python -c pass")
+          f"(median) = {t_line / python_start:.1f}× python -c pass (the folder's other "
+          f"sessions read once before, in {warmed:.1f} s)")
     goals.append(("statusline on 3.5 MB / python -c pass", t_line / python_start, 4.0,
                   "median of repeated calls"))
     huge_statusline(cdp, runs, python_start, goals)
+    project_statusline(cdp, runs, python_start, goals)
     if SHARED.is_dir():
         print("  real sessions (beside the repository):")
         for f in sorted(SHARED.glob("*.jsonl")):
@@ -238,6 +248,57 @@ def huge_statusline(cdp: str, runs: int, python_start: float, goals: list,
                   unchanged / python_start, 4.0, "median of repeated calls"))
     goals.append((f"statusline on {mb:.0f} MB, longest call catching up (s)",
                   max(catching), 1.0, f"{len(catching)} calls"))
+
+
+def project_statusline(cdp: str, runs: int, python_start: float, goals: list,
+                       count: int = 150) -> None:
+    """The status line in a project of ``count`` real sessions (the corpus's largest
+    project, copied once under benchmarks/data/, every file last written two hours ago):
+    catching up with the project's sessions call by call, then on every later call, when
+    the forecast learns from all of them (within 4× python -c pass)."""
+    import tempfile
+    corpus = corpus_folder()
+    if corpus is None:
+        print("  statusline in a project: skipped (needs ../shared/transcripts/corpus)")
+        return
+    folder = DATA / "project_v1" / "-home-bench-cli"
+    if not (folder.parent / ".done").exists():
+        shutil.rmtree(folder.parent, ignore_errors=True)
+        folder.mkdir(parents=True)
+        sources = sorted((corpus / "claude-code" / "entireio__cli").rglob("full.jsonl"))
+        past = time.time() - 7200
+        for n, src in enumerate(sources[:count]):
+            target = folder / f"s{n:03d}.jsonl"
+            shutil.copyfile(src, target)
+            os.utime(target, (past, past))
+        (folder.parent / ".done").write_text("")
+    files = sorted(folder.glob("*.jsonl"))
+    mb = sum(f.stat().st_size for f in files) / 1e6
+    transcript = max(files, key=lambda f: f.stat().st_size)
+    status = json.dumps({"transcript_path": str(transcript),
+                         "model": {"id": "claude-opus-4-6"},
+                         "context_window": {"context_window_size": 200000}}).encode()
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, COMPACT_DP_CACHE=cache)
+
+        def call() -> float:
+            start = time.perf_counter()
+            subprocess.run([cdp, "statusline"], input=status, env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            return time.perf_counter() - start
+        catching = [call()]
+        while len(catching) < 300 and not (catching[-1] < 3 * python_start and
+                                           len(catching) > 1 and
+                                           catching[-2] < 3 * python_start):
+            catching.append(call())
+        unchanged = statistics.median(call() for _ in range(max(runs, 9)))
+    print(f"  statusline in a project of {len(files)} real sessions ({mb:.0f} MB): caught up "
+          f"in {len(catching)} calls (the longest {max(catching) * 1000:.0f} ms), then "
+          f"{unchanged * 1000:.1f} ms = {unchanged / python_start:.1f}× python -c pass")
+    goals.append((f"statusline, project of {len(files)} / python -c pass",
+                  unchanged / python_start, 4.0, "the forecast learning from all of them"))
+    goals.append(("statusline, project: longest call catching up (s)", max(catching), 1.0,
+                  f"{len(catching)} calls"))
 
 
 def corpus_smoke(cdp: str, goals: list) -> None:
@@ -592,45 +653,155 @@ def replay_section(cdp: str, count: int, goals: list) -> None:
                   "must exceed 1.2: the pool pays"))
 
 
+# issue 27's goals: (name, today's figure as the issue measured it, target, test)
+GOALS_27 = [
+    ("forecast bias, long sessions pooled", "0.68", "0.8–1.25", lambda x: 0.8 <= x <= 1.25),
+    ("forecast bias, walk-forward, pooled", "1.00", "0.8–1.25", lambda x: 0.8 <= x <= 1.25),
+    ("projects (≥ 5 of ≥ 20 req.) outside 0.67–1.5", "3 of 6", "0", lambda x: x == 0),
+    ("forecast log error / elapsed rule's, long", "0.62", "≤ 0.6", lambda x: x <= 0.6),
+    ("turn-end dollars: median predicted/realized", "0.93", "0.67–1.5",
+     lambda x: 0.67 <= x <= 1.5),
+    ("turn-end dollars: Spearman ρ", "0.55", "≥ 0.6", lambda x: x >= 0.6),
+    ("dp / hindsight objective saving, median", "0.15", "≥ 0.5", lambda x: x >= 0.5),
+    ("dp / hindsight objective saving, summed", "0.58", "≥ 0.75", lambda x: x >= 0.75),
+    ("sessions with dp's objective above recorded", "0.39", "≤ 0.15", lambda x: x <= 0.15),
+    ("dp's compactions / hindsight's", "1.4", "≤ 1.2", lambda x: x <= 1.2),
+    ("dp cheaper than threshold:60 and :83", "0.67", "≥ 0.75", lambda x: x >= 0.75),
+]
+
+
+def held_out_projects(corpus: Path) -> dict[str, list[Path]]:
+    """The projects a leave-one-project-out run holds out in turn: each repository of the
+    corpus (its Claude Code and its Codex sessions together) and the sessions beside this
+    repository."""
+    groups: dict[str, list[Path]] = {}
+    for agent in ("claude-code", "codex"):
+        for repo in sorted(p for p in (corpus / agent).iterdir() if p.is_dir()):
+            groups.setdefault(repo.name, []).append(repo)
+    groups["(beside this repository)"] = [SHARED]
+    return groups
+
+
+def leave_one_project_out(cdp: str, corpus: Path, profile_only: bool = False,
+                          jobs: int | None = None) -> tuple[list[dict], dict[str, str]]:
+    """Every session backtested with the built-in profile fitted without its own project
+    (make calibrate's fit on the others, read once here), walk-forward within the project
+    (each forecast sees the project's earlier sessions only) unless ``profile_only``.
+    Returns the sessions' results and the failures."""
+    from compact_dp.calibration.fit import fit
+    from compact_dp.history import find_sessions
+    from compact_dp.sessions.read import read_session
+    groups = held_out_projects(corpus)
+    read: dict[str, list] = {}
+    for repo, folders in groups.items():
+        read[repo] = []
+        for f in find_sessions([str(x) for x in folders]):
+            try:
+                session = read_session([f], fast=True)
+            except Exception:                   # what calibrate skips, so does this
+                continue
+            if session.format in ("claude-code", "codex") and session.has_usage:
+                read[repo].append(session)
+    folder = DATA / "lopo"
+    folder.mkdir(parents=True, exist_ok=True)
+    results: list[dict] = []
+    failed: dict[str, str] = {}
+    for repo, folders in groups.items():
+        if not read[repo]:
+            continue
+        others = [s for r, ss in read.items() if r != repo for s in ss]
+        profile = fit(others, None, f"make calibrate without {repo}")
+        path = folder / f"without-{re.sub(r'[^A-Za-z0-9_.-]', '_', repo)}.json"
+        path.write_text(json.dumps(profile.as_dict(), indent=1) + "\n")
+        argv = [cdp, "backtest", "--json", *(["--profile-only"] if profile_only else []),
+                *(["--jobs", str(jobs)] if jobs else []), *map(str, folders)]
+        p = subprocess.run(argv, capture_output=True, text=True,
+                           env=dict(os.environ, COMPACT_DP_PROFILE=str(path)))
+        if p.returncode != 0:
+            failed[repo] = (p.stderr.strip().splitlines() or ["no output"])[-1]
+            continue
+        for r in json.loads(p.stdout)["sessions"]:
+            r["held_out"] = repo
+            results.append(r)
+    return results, failed
+
+
+def lopo_figures(results: list[dict]) -> tuple[dict, list[tuple[str, int, float]]]:
+    """Issue 27's figures over the sessions of a leave-one-project-out run, and each
+    project's (its working folder) forecast bias over its sessions of 20 or more requests,
+    for the projects with 5 or more of them."""
+    from compact_dp.replay.backtest import score, totals
+    total = totals(results)
+    long = [r for r in results if r["requests"] >= 100]
+    long_scores = score([p for r in long for p in r["points"]])["scores"] or {}
+    by: dict[str, list[dict]] = {}
+    for r in results:
+        if r["requests"] >= 20:
+            by.setdefault(f"{r['format']} {r['project']}", []).append(r)
+    projects = []
+    for name, members in sorted(by.items(), key=lambda kv: -len(kv[1])):
+        points = [p for r in members for p in r["points"]]
+        if len(members) >= 5 and points:
+            projects.append((name, len(members), score(points)["scores"]["forecast_bias"]))
+    s = total["scores"] or {}
+    outside = sum(1 for _n, _m, b in projects if not 0.67 <= b <= 1.5)
+    values = [long_scores.get("forecast_bias"), s.get("forecast_bias"), float(outside),
+              long_scores.get("forecast_log_error_vs_elapsed"), s.get("dollars_median_ratio"),
+              s.get("dollars_spearman"), total.get("dp_hindsight_share_median"),
+              total.get("dp_hindsight_share_sum"), total.get("dp_objective_worse_share"),
+              total.get("dp_compactions_over_hindsight"), total.get("dp_beats_thresholds_share")]
+    return {"total": total, "long": long_scores, "values": values,
+            "outside": f"{outside} of {len(projects)}"}, projects
+
+
 def backtest_section(cdp: str, goals: list) -> None:
-    """Issue 18's goals, measured by backtest on the corpus and the shared sessions: each
-    beside its target, with the command that reproduces it (needs ../shared)."""
+    """Issue 27's goals on the corpus and the shared sessions, leave-one-project-out: the
+    built-in profile fitted without the project scored, each forecast walk-forward within
+    its project (needs ../shared; in-sample figures are not evidence)."""
     corpus = corpus_folder()
     if corpus is None or not SHARED.is_dir():
-        print("\nbacktest: skipped (needs ../shared/transcripts: the corpus)")
+        print("\nbacktest: skipped (needs ../shared/transcripts: the corpus and the sessions "
+              "beside the repository)")
         return
     start = time.perf_counter()
-    p = subprocess.run([cdp, "backtest", "--json", corpus, str(SHARED)],
-                       capture_output=True, text=True)
+    results, failed = leave_one_project_out(cdp, corpus)
     seconds = time.perf_counter() - start
-    if p.returncode != 0:
-        print(f"\nbacktest failed: {p.stderr.strip().splitlines()[-1:]}")
-        goals.append(("backtest: issue 18 goals missed", 6.0, 0.0, "it did not run"))
+    for repo, line in failed.items():
+        print(f"\nbacktest without {repo} failed: {line}")
+    if not results:
+        goals.append(("backtest: issue 27 goals missed", float(len(GOALS_27)), 0.0,
+                      "it did not run"))
         return
-    total = json.loads(p.stdout)["total"]
+    figures, projects = lopo_figures(results)
+    total = figures["total"]
     s = total["scores"] or {}
-    rows = [("forecast: Σ predicted / Σ actual requests", s.get("forecast_bias"),
-             "0.75–1.33", lambda x: 0.75 <= x <= 1.33),
-            ("forecast: mean |log error| / elapsed rule's", s.get("forecast_log_error_vs_elapsed"),
-             "≤ 0.8", lambda x: x <= 0.8),
-            ("dollars: median predicted / realized", s.get("dollars_median_ratio"),
-             "0.67–1.5", lambda x: 0.67 <= x <= 1.5),
-            ("dollars: Spearman ρ", s.get("dollars_spearman"), "≥ 0.5", lambda x: x >= 0.5),
-            (f"dp / hindsight saving, median of {total['long_sessions']} long",
-             total.get("dp_hindsight_share_median"), "≥ 0.5", lambda x: x >= 0.5),
-            ("dp cheaper than threshold:60 and :83", total.get("dp_beats_thresholds_share"),
-             "≥ 0.70", lambda x: x >= 0.70)]
-    print(f"\nbacktest: {total['sessions']:,} sessions, {s.get('points', 0):,} turn ends, "
-          f"{seconds:.0f} s (long: ≥ 100 requests); to reproduce:\n"
-          '  compact-dp backtest "$(../shared/transcripts/corpus/unpack)" '
-          "../shared/transcripts/claude-code")
+    print(f"\nbacktest, leave one project out: {total['sessions']:,} sessions "
+          f"({total['long_sessions']:,} of ≥ 100 requests), {s.get('points', 0):,} turn ends, "
+          f"{len(held_out_projects(corpus))} projects held out in turn, {seconds:.0f} s; "
+          "each held-out project backtested (walk-forward) with the profile fitted on the "
+          "others (benchmarks/data/lopo/), e.g.\n"
+          "  COMPACT_DP_PROFILE=benchmarks/data/lopo/without-entireio__cli.json compact-dp "
+          'backtest "$(../shared/transcripts/corpus/unpack)"/claude-code/entireio__cli')
+    print(f"  {'what':<46} {'issue':>7} {'here':>7}  goal")
     missed = 0
-    for name, value, target, good in rows:
+    for (name, today, target, good), value in zip(GOALS_27, figures["values"]):
         ok = value is not None and good(value)
         missed += not ok
-        shown = "-" if value is None else f"{value:.3f}"
-        print(f"  {name:<46} {shown:>7}  goal {target:<9} {'ok' if ok else 'MISSED'}")
-    goals.append(("backtest: issue 18 goals missed", float(missed), 0.0, f"of {len(rows)}"))
+        shown = figures["outside"] if name.startswith("projects") else \
+            "-" if value is None else f"{value:.3f}"
+        print(f"  {name:<46} {today:>7} {shown:>7}  {target:<9} {'ok' if ok else 'MISSED'}")
+    print(f"  dp / cheapest schedule in dollars, dollar saving: median "
+          f"{_fmt(total.get('dp_dollar_share_median'))}, summed "
+          f"{_fmt(total.get('dp_dollar_share_sum'))} (no goal: like with like, in dollars)")
+    print("  forecast bias per project (its sessions of ≥ 20 requests):")
+    for name, n, bias in projects:
+        print(f"    {bias:5.2f}  {n:3d} sessions  {name[-60:]}")
+    goals.append(("backtest: issue 27 goals missed", float(missed), 0.0,
+                  f"of {len(GOALS_27)}, leave one project out"))
+
+
+def _fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
 
 
 def decision_sections(args, cdp: str, sizes: list[int], goals: list) -> dict:
@@ -695,16 +866,22 @@ def main() -> int:
     ap.add_argument("--skip-sessions", action="store_true")
     ap.add_argument("--history-only", action="store_true",
                     help="only the whole-history replay and the fast-reading check")
+    ap.add_argument("--backtest-only", action="store_true",
+                    help="only the leave-one-project-out backtest")
     ap.add_argument("--history-runs", type=int, default=2,
                     help="runs of each history replay (the least CPU time counts)")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     cdp = find_command()
     goals: list = []
-    results = {} if args.history_only else decision_sections(args, cdp, sizes, goals)
-    history_section(cdp, args.history_runs, goals)
-    home_section(cdp, args.history_runs, goals)
-    fast_reading_check(goals)
+    if args.backtest_only:
+        results: dict = {}
+        backtest_section(cdp, goals)
+    else:
+        results = {} if args.history_only else decision_sections(args, cdp, sizes, goals)
+        history_section(cdp, args.history_runs, goals)
+        home_section(cdp, args.history_runs, goals)
+        fast_reading_check(goals)
     print("\ngoal" + " " * 44 + "value   limit")
     ok = True
     for name, value, limit, note, *at_least in goals:

@@ -130,7 +130,8 @@ class Session:
             policy = PolicyAsk(trigger or "auto", float(context_tokens or 0), force_percent)
         answer, question = decide_session(self.recording, Options(
             params, model=model, keep=keep, price=price, cache_ttl=cache_ttl,
-            p_write=p_write, now=now, horizon=horizon, policy=policy, environ=environ))
+            p_write=p_write, now=now, horizon=horizon, policy=policy, environ=environ,
+            project="auto"))
         return Decision(answer, question, self.recording)
 
     def __getattr__(self, name: str) -> object:

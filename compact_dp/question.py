@@ -7,8 +7,10 @@ profile: calibration); the documented default.  Every value keeps its *origin* �
 logic may test (``GIVEN``, ``SESSION``, …) — and the words ``--explain`` shows.
 
 The forecast of the requests to come (``horizon``): ``seed`` is E × L; ``auto`` the
-profile's forecast from the requests so far — the default of the cache-aware model on a
-session with usage; a number fixes it.
+profile's forecast from the requests so far, its level learned on the project's earlier
+sessions where the caller asks for them (``project``: calibration.project) — the default of
+the cache-aware model on a session with usage; ``profile`` the profile's alone; a number
+fixes it.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from __future__ import annotations
 import math
 
 from .agents import agent_of
-from .calibration.profile import Profile, load_profile
+from .calibration.profile import Profile, load_profile, project_weight
 from .core.horizon import AUTO, SEED, end_chance, forecast, parse_horizon
+from .core.horizon import PROFILE as ALONE
 from .core.models import Model
 from .core.params import BY_AWK, native_values
 from .core.scan import Conversation
@@ -33,6 +36,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
+    from .calibration.project import Evidence, History
     from .core.awkvalue import AwkValue
 
 GIVEN, SESSION, PRICES, ENV, PROFILE, DEFAULT = ("given", "session", "prices", "env",
@@ -68,7 +72,8 @@ class Options:
                  horizon: str | float | None = None, policy: PolicyAsk | None = None,
                  environ: Mapping[str, str] | None = None,
                  auto_compact_tokens: float | None = None, auto_off: bool = False,
-                 live_window: float | None = None):
+                 live_window: float | None = None, project: str | History | None = None,
+                 project_now: float | None = None, project_deadline: float | None = None):
         if keep not in KEEP_MODES:
             raise BadValue("keep", f"{keep!r} is not one of {', '.join(KEEP_MODES)}")
         if isinstance(horizon, str):
@@ -88,6 +93,12 @@ class Options:
         # the agent itself reported (the status line's context_window_size)
         self.auto_compact_tokens, self.auto_off = auto_compact_tokens, auto_off
         self.live_window = live_window
+        # the project's earlier sessions, for the forecast's level (calibration.project):
+        # None, the profile's alone; "auto", found from the session's file; or given (a
+        # History, backtest's); taken as they stood at ``project_now`` (else ``now``, else
+        # the clock), reading what is not cached until ``project_deadline`` (monotonic)
+        self.project, self.project_now = project, project_now
+        self.project_deadline = project_deadline
 
 
 def session_stats(session: Session) -> dict[str, float]:
@@ -170,6 +181,8 @@ class Question:
         self.hidden = 0.0           # history before the file's first message (part-way)
         self.horizon_why = ""       # why this horizon, in words
         self.world: World | None = None     # the session's setting (world.py)
+        self.level: float | None = None     # the forecast's level (auto and profile)
+        self.project: Evidence | None = None    # what the project's sessions showed
 
     def forecaster(self) -> Callable[[float], tuple[float, str]] | None:
         """R at any number of requests so far, by this question's horizon (None: seed, the
@@ -177,16 +190,17 @@ class Question:
         fixed = self.ask.horizon
         if self.horizon == SEED or fixed is None:
             return None
-        if self.horizon != AUTO:
+        if self.horizon not in (AUTO, ALONE):
             return lambda j: fixed
-        figures, exponent = self.profile.agent(self.fmt), self.profile.exponent
-        return lambda j: (forecast(j, figures.level, exponent), AUTO)
+        level = self.level if self.level is not None else self.profile.agent(self.fmt).level
+        exponent, name = self.profile.exponent, self.horizon
+        return lambda j: (forecast(j, level, exponent), name)
 
     def ender(self) -> Callable[[float, float], float] | None:
         """The chance that the turn arriving is the session's last, from the human turns
         (the arriving one included) and the requests so far; None unless the horizon is
         the forecast (the guard belongs to it: the seed rule has no notion of an end)."""
-        if self.horizon != AUTO:
+        if self.horizon not in (AUTO, ALONE):
             return None
         b0, bt, bj = self.profile.end
         return lambda turns, j: end_chance(turns, j, b0, bt, bj)
@@ -330,7 +344,17 @@ def session_question(session: Session, options: Options) -> Question:
             now = time.time()
         cache = cache_clock(session, prices, values["p_input"].num, now, options.cache_ttl,
                             options.p_write)
-    horizon, horizon_words, why = _horizon(session, chosen, profile, options.horizon, values)
+    evidence: list[Evidence] = []
+
+    def project() -> Evidence | None:
+        if not evidence:
+            found = project_evidence(session, options, profile)
+            if found is None:
+                return None
+            evidence.append(found)
+        return evidence[0]
+    horizon, horizon_words, why = _horizon(session, chosen, profile, options.horizon, values,
+                                           project)
     ask = Ask(chosen, values, options.policy, whole=whole,
               p_write=cache.p_write if cache else None, cold=cache.cold if cache else False,
               horizon=horizon, unit="line" if session.format == "bash-agent" else "message",
@@ -340,6 +364,10 @@ def session_question(session: Session, options: Options) -> Question:
                         session.format)
     question.horizon_why = why
     question.world = world
+    if horizon_words in (AUTO, ALONE):
+        question.project = evidence[0] if evidence else None
+        question.level = question.project.level if question.project is not None else \
+            profile.agent(session.format).level
     ender = question.ender()
     if ender is not None:
         ask.end_chance = ender(arriving_turns(session), values["total_requests"].num)
@@ -354,8 +382,34 @@ def arriving_turns(session: Session) -> float:
     return session.user_turns + (0 if session.last_kind == USER else 1)
 
 
+def project_evidence(session: Session, options: Options, profile: Profile
+                     ) -> Evidence | None:
+    """What the project's earlier sessions showed by the moment decided (None: not asked
+    for, or the session is in no folder of sessions)."""
+    asked = options.project
+    if asked is None:
+        return None
+    from .calibration.project import History, project_history
+    if isinstance(asked, History):
+        history: History | None = asked
+    else:
+        history = project_history(session.path or "", session.format, session.cwd,
+                                  options.environ, options.project_deadline)
+    if history is None:
+        return None
+    now = options.project_now if options.project_now is not None else options.now
+    if now is None:
+        import time
+        now = time.time()
+    import os
+    path = os.path.abspath(session.path) if session.path and session.path != "-" else None
+    return history.evidence(now, profile.exponent, profile.agent(session.format).level,
+                            project_weight(profile), path, session.session_id)
+
+
 def _horizon(session: Session, model: Model, profile: Profile,
-             asked: str | float | None, values: dict[str, AwkValue]
+             asked: str | float | None, values: dict[str, AwkValue],
+             project: Callable[[], Evidence | None] | None = None
              ) -> tuple[tuple[float, str] | None, str, str]:
     """R and its source for the core (None: E × L), the horizon's name, and why it is
     the one used."""
@@ -371,12 +425,16 @@ def _horizon(session: Session, model: Model, profile: Profile,
         asked, why = AUTO, "the default for a session with recorded usage"
     if asked == SEED:
         return None, SEED, why
-    if asked == AUTO:
+    if asked in (AUTO, ALONE):
         figures = profile.agent(session.format)
+        found = project() if asked == AUTO and project is not None else None
+        level = found.level if found is not None else figures.level
         j = values["total_requests"].num
-        R = forecast(j, figures.level, profile.exponent)
-        return (R, f"auto: {figures.level:.4g} × (j + 1)^{profile.exponent:.3g} with j = "
-                   f"{j:,.0f} requests so far ({session.format}, {profile.source})"), AUTO, why
+        R = forecast(j, level, profile.exponent)
+        learned = f"; {found.words()}" if found is not None else ""
+        return (R, f"{asked}: {level:.4g} × (j + 1)^{profile.exponent:.3g} with j = "
+                   f"{j:,.0f} requests so far ({session.format}, {profile.source}{learned})"
+                ), str(asked), why
     assert isinstance(asked, float)
     return (asked, f"fixed: {asked:g} requests, given"), f"{asked:g}", why
 

@@ -38,6 +38,7 @@ RECORD = "compact_dp/views/record.py"
 LINE = "compact_dp/integrations/statusline.py"
 SETTINGS = "compact_dp/integrations/settings.py"
 POLICIES = "compact_dp/replay/policies.py"
+PROJECT = "compact_dp/calibration/project.py"
 
 # area -> [(name, file, text, mutated text, tests that must fail)]
 MUTANTS: dict[str, list[tuple[str, str, str, str, str]]] = {
@@ -415,6 +416,30 @@ MUTANTS: dict[str, list[tuple[str, str, str, str, str]]] = {
         ("a timestamp's minute is told by its hour", "compact_dp/sessions/timefmt.py",
          "    if text.startswith(key):", "    if text.startswith(key[:13]):",
          "tests/test_sizes_and_times.py"),
+    ],
+    "project forecast": [
+        ("a session still going counts", PROJECT,
+         "if n == 0 or self.times[n - 1] > now - QUIET:", "if n == 0:",
+         "tests/test_project.py"),
+        ("requests after the moment count", PROJECT,
+         "return bisect_left(self.times, now)", "return len(self.times)",
+         "tests/test_project.py"),
+        ("the session itself counts", PROJECT,
+         "            if path is not None and p.path == path or \\", "            if False and \\",
+         "tests/test_project.py"),
+        ("a resumed session's start counts as its own", PROJECT,
+         "elif first not in seen or seen[first][0] < n:", "elif first not in seen:",
+         "tests/test_project.py"),
+        ("the cache is never written", PROJECT,
+         "    if changed or len(files) != len(saved):", "    if False:",
+         "tests/test_project.py"),
+        ("the prior's weight ignored", "compact_dp/core/horizon.py",
+         "return (remaining + weight * prior) / (exposure + weight)",
+         "return (remaining + prior) / (exposure + 1)",
+         "tests/test_project.py"),
+        ("dollars set against hindsight's, not the cheapest's", "compact_dp/replay/compare.py",
+         "free = dollars.get(FREE)", "free = dollars.get(BEST)",
+         "tests/test_project.py"),
     ],
     "boundaries and exits": [
         ("never compacts a prompt exactly at the window", POLICIES,

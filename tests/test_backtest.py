@@ -315,7 +315,8 @@ def test_the_policies_are_set_against_what_was_recorded_and_hindsight(env, tmp_p
     known = Known(tmp_path, A_TURNS, 4000, "a.jsonl")
     (session,) = backtest(env, str(known.path))["sessions"]
     runs = session["policies"]
-    assert list(runs) == ["recorded", "dp", "hindsight", "threshold:60", "threshold:83"]
+    assert list(runs) == ["recorded", "dp", "hindsight", "hindsight:free", "threshold:60",
+                          "threshold:83"]
     recorded = runs["recorded"]
     prompts = known.prompts
     assert recorded["comparable_cost"] == pytest.approx(known.recorded_input_cost(), rel=1e-12)
@@ -323,13 +324,21 @@ def test_the_policies_are_set_against_what_was_recorded_and_hindsight(env, tmp_p
         (known.n, 0, max(prompts))
     assert recorded["cache_read_tokens"] == sum(prompts[:-1])
     best = recorded["comparable_cost"] - runs["hindsight"]["comparable_cost"]
-    assert best > 0
+    cheapest = recorded["comparable_cost"] - runs["hindsight:free"]["comparable_cost"]
+    best_objective = recorded["objective"] - runs["hindsight"]["objective"]
+    assert best > 0 and cheapest >= best and best_objective > 0
     for name, run in runs.items():
         if name == "recorded":
             assert "saving" not in run and "hindsight_share" not in run
+            assert (run["objective_saving"], run["objective_share"]) == (0.0, 0.0)
             continue
         assert run["saving"] == recorded["comparable_cost"] - run["comparable_cost"]
         assert run["hindsight_share"] == pytest.approx(run["saving"] / best, rel=1e-12)
+        # like with like: the objective over hindsight's, dollars over the cheapest's
+        assert run["objective_saving"] == recorded["objective"] - run["objective"]
+        assert run["objective_share"] == pytest.approx(run["objective_saving"] /
+                                                       best_objective, rel=1e-12)
+        assert run["dollar_share"] == pytest.approx(run["saving"] / cheapest, rel=1e-12)
         assert run["summary_output_cost"] == pytest.approx(run["compactions"] * SUMMARY * OUT /
                                                            1e6, rel=1e-12)
     assert session["dp_beats_thresholds"] == (
@@ -352,8 +361,19 @@ def test_the_total_pools_every_point_and_holds_the_policy_goals_to_long_sessions
     total = obj["total"]
     assert (total["sessions"], total["long_sessions"]) == (3, 1)
     assert_scores(total["scores"], scores_by_hand(rows))
-    dp = by_name["long.jsonl"]["policies"]["dp"]
-    assert total["dp_hindsight_share_median"] == dp["hindsight_share"]
+    runs = by_name["long.jsonl"]["policies"]
+    dp = runs["dp"]
+    assert total["dp_hindsight_share_median"] == dp["objective_share"]
+    assert total["dp_hindsight_share_sum"] == pytest.approx(
+        dp["objective_saving"] / runs["hindsight"]["objective_saving"], rel=1e-12)
+    assert total["dp_dollar_share_median"] == dp["dollar_share"]
+    assert total["dp_dollar_share_sum"] == pytest.approx(
+        dp["saving"] / runs["hindsight:free"]["saving"], rel=1e-12)
+    assert total["dp_objective_worse_share"] == \
+        (1.0 if dp["objective"] > runs["recorded"]["objective"] else 0.0)
+    assert total["dp_compactions_over_hindsight"] == (
+        dp["compactions"] / runs["hindsight"]["compactions"]
+        if runs["hindsight"]["compactions"] else None)
     assert total["dp_beats_thresholds_share"] == \
         (1.0 if by_name["long.jsonl"]["dp_beats_thresholds"] else 0.0)
 
@@ -399,11 +419,14 @@ def test_the_json_has_these_fields_and_no_others(env, tmp_path):
         assert all(isinstance(p[k], (int, float)) for k in POINT - {"kind", "horizon",
                                                                     "compact"})
     for name, run in s["policies"].items():
-        assert set(run) == RUN | ({"saving", "hindsight_share"} if name != "recorded"
-                                  else set())
+        assert set(run) == RUN | {"objective_saving", "objective_share", "dollar_share"} | (
+            {"saving", "hindsight_share"} if name != "recorded" else set())
         assert run["policy"] == name and run["requests"] == known.n
     assert set(obj["total"]) == {"sessions", "scores", "long_sessions",
-                                 "dp_hindsight_share_median", "dp_beats_thresholds_share"}
+                                 "dp_hindsight_share_median", "dp_hindsight_share_sum",
+                                 "dp_dollar_share_median", "dp_dollar_share_sum",
+                                 "dp_objective_worse_share", "dp_compactions_over_hindsight",
+                                 "dp_beats_thresholds_share"}
     assert obj["total"]["scores"] == s["scores"]
 
 

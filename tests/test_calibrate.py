@@ -233,16 +233,16 @@ def test_a_fresh_fit_on_nothing_to_fit_is_one_error_line(tmp_path):
 
 
 def test_a_few_sessions_pull_the_built_in_level_by_their_number(tmp_path):
-    """Three sessions against the built-in profile's 20: their level at its exponent a is
-    Ĉ = mean(2, 4, 9) / 2^a, and ln C = (3 ln Ĉ + 20 ln C₀) / 23; below 100 sessions
-    nothing else moves."""
+    """Three sessions against the built-in level's weight of 3 sessions (the prefix's and
+    what compactions leave: 20): their level at its exponent a is Ĉ = mean(2, 4, 9) / 2^a,
+    and ln C = (3 ln Ĉ + 3 ln C₀) / 6; below 100 sessions nothing else moves."""
     folder = two_turn_sessions(tmp_path / "h", [2, 4, 9])
     fitted = json.loads(run_main("calibrate", "--dry-run", "--json", str(folder)).out)
     prior = BUILT_IN_FIGURES
     for agent in ("claude-code", "*"):
         C0 = prior["agents"][agent]["level"]
         assert fitted["agents"][agent]["level"] == pytest.approx(
-            math.exp((3 * math.log(5.0 / 2 ** prior["exponent"]) + 20 * math.log(C0)) / 23),
+            math.exp((3 * math.log(5.0 / 2 ** prior["exponent"]) + 3 * math.log(C0)) / 6),
             rel=1e-12)
     assert (fitted["exponent"], fitted["end_chance"]) == (prior["exponent"],
                                                           prior["end_chance"])

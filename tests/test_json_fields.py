@@ -227,14 +227,17 @@ def test_every_field_of_replay_json(tmp_path):
            "mean_context": sum(prompts) / 3, "cache_hit_share": 20300 / sum(prompts),
            "context": prompts, "compaction_points": []}
     recorded, never = session["policies"]
+    like = {"objective_saving": 0.0, "objective_share": None, "dollar_share": None}
     assert same(recorded, {"policy": "recorded", **run, "simulation_error": 0.0,
-                           "hindsight_share": None})
-    assert same(never, {"policy": "never", **run, "saving": 0.0, "hindsight_share": None})
+                           "hindsight_share": None, **like})
+    assert same(never, {"policy": "never", **run, "saving": 0.0, "hindsight_share": None,
+                        **like})
     (group,) = got["groups"]
     assert same(group, {
         "key": str(f), "sessions": 1, "first": "2026-03-01", "last": "2026-03-01",
         "requests": 3, "compactions": 0, "recorded_cost": recorded_in + out_cost,
         "policies": [{"policy": "never", "saving": 0.0, "hindsight_share": None,
+                      "objective_share": None, "dollar_share": None,
                       "compared_cost": recorded_in}],
         "paths": [str(f)], "project": "p", "session_id": "s-1"})
 

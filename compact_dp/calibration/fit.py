@@ -28,6 +28,8 @@ if TYPE_CHECKING:
         bj: float
 
 PRIOR_SESSIONS = 20.0      # how many sessions of evidence the prior is worth
+LEVEL_PRIOR_SESSIONS = 3.0  # ... for the levels: measured (docs/calibrate.md, step 8)
+MOST_WEIGHT = 1e12         # the project weight when projects show no difference at all
 MIN_SLOPE_SESSIONS = 100   # below this a history re-fits the levels only
 EVERY = 10                 # the second set of points: every 10th request
 
@@ -88,8 +90,49 @@ def points(session: Session) -> list[tuple[int, int, int, bool, bool]]:
 
 # --- the fit -----------------------------------------------------------------------------
 
+def project_sums(pts: list[tuple[int, int, int, bool, bool]], exponent: float
+                 ) -> tuple[float, float]:
+    """(Σ remaining, Σ (j + 1)^a) over a session's points, every turn end and every
+    EVERY-th request once each (a point that is both counts in both sets, as in the fit):
+    what a project's forecast learns from a session (calibration.project)."""
+    remaining = exposure = 0.0
+    for j, _t, rem, turn_end, _last in pts:
+        times = turn_end + (j > 0 and j % EVERY == 0)
+        grown: float = (j + 1.0) ** exponent
+        remaining += times * rem
+        exposure += times * grown
+    return remaining, exposure
+
+
+def project_weight(rows: list[tuple[object, float, float]]) -> float:
+    """How much evidence the profile's level is worth against a project's own sessions,
+    in their Σ (j + 1)^a: the Bühlmann–Straub credibility constant σ² / τ² of the
+    sessions' levels (Σ remaining ÷ Σ (j + 1)^a, weighed by Σ (j + 1)^a), σ² their
+    spread within a project, τ² the spread of the projects' own levels beyond what σ²
+    explains.  ``rows``: (project, Σ remaining, Σ (j + 1)^a) per session."""
+    groups: dict[object, list[tuple[float, float]]] = {}
+    for key, rem, exp in rows:
+        if exp > 0:
+            groups.setdefault(key, []).append((rem, exp))
+    projects = list(groups.values())
+    free = sum(len(g) - 1 for g in projects)
+    if len(projects) < 2 or free < 1:
+        return MOST_WEIGHT
+    weights = [sum(e for _r, e in g) for g in projects]
+    means = [sum(r for r, _e in g) / w for g, w in zip(projects, weights)]
+    total = sum(weights)
+    mean = sum(w * x for w, x in zip(weights, means)) / total
+    within = sum(e * (r / e - x) ** 2 for g, x in zip(projects, means) for r, e in g) / free
+    between = (sum(w * (x - mean) ** 2 for w, x in zip(weights, means))
+               - (len(projects) - 1) * within) / (total - sum(w * w for w in weights) / total)
+    if not between > 0:
+        return MOST_WEIGHT
+    return min(within / between, MOST_WEIGHT)
+
+
 def fit(sessions: list[Session], prior: Profile | None = None, source: str = "",
-        prior_sessions: float = PRIOR_SESSIONS) -> Profile:
+        prior_sessions: float = PRIOR_SESSIONS,
+        level_sessions: float = LEVEL_PRIOR_SESSIONS) -> Profile:
     """The profile of a history of sessions (``prior``: pulled towards it, the way a
     user's few sessions should be; None: the plain fit the built-in profile is), each
     counted once: the caller has left out the files inside others (the start of a
@@ -104,7 +147,7 @@ def fit(sessions: list[Session], prior: Profile | None = None, source: str = "",
         fresh = fresh_prefix(s)
         if fresh is not None:
             prefixes.setdefault(s.format, []).append(fresh)
-    shape = fit_forecast(history, prior, prior_sessions)
+    shape = fit_forecast(history, prior, prior_sessions, level_sessions)
     agents: dict[str, AgentFigures] = {}
     for fmt in sorted({f for f, _ in history} | ({*prior.agents} if prior else set())):
         if fmt == FALLBACK:
@@ -129,8 +172,15 @@ def fit(sessions: list[Session], prior: Profile | None = None, source: str = "",
                                    prefix if prefix is not None else old.prefix)
     agents[FALLBACK] = AgentFigures(level=shape["C"].get(FALLBACK, 38.0),
                                     sessions=len(history))
+    if prior is None:
+        from .project import project_key
+        weight: float | None = project_weight([
+            (project_key(s.format, s.cwd, s.path or ""), *project_sums(pts, shape["a"]))
+            for s, (_f, pts) in zip(kept, history)])
+    else:
+        weight = prior.project_weight      # a between-project figure: one history has one
     return Profile(agents, shape["a"], (shape["b0"], shape["bt"], shape["bj"]),
-                   source or count(len(kept), "session"), path=None)
+                   source or count(len(kept), "session"), path=None, project_weight=weight)
 
 
 def _prior_shape(prior: Profile | None) -> Shape | None:
@@ -141,7 +191,8 @@ def _prior_shape(prior: Profile | None) -> Shape | None:
 
 
 def fit_forecast(history: list[tuple[str, list[tuple[int, int, int, bool, bool]]]],
-                 prior: Profile | None, prior_sessions: float = PRIOR_SESSIONS) -> Shape:
+                 prior: Profile | None, prior_sessions: float = PRIOR_SESSIONS,
+                 level_sessions: float = LEVEL_PRIOR_SESSIONS) -> Shape:
     """level per format C_f, exponent a, and the end-chance coefficients (b0, bt, bj).
 
     * weights: each point 1 / √(that session's points in its set), between counting
@@ -151,9 +202,10 @@ def fit_forecast(history: list[tuple[str, list[tuple[int, int, int, bool, bool]]
     * C_f: the weighted sum of what remained over the weighted sum of (j + 1)^a, so the
       predictions add up to what happened;
     * the end chance: a logistic regression at turn ends, each counted once;
-    * with a prior, each value is pulled towards it with ``prior_sessions`` sessions of
-      weight, and below MIN_SLOPE_SESSIONS only the levels are fitted (a is a between-
-      session quantity: within one session what remains only falls)."""
+    * with a prior, each level is pulled towards it with ``level_sessions`` sessions of
+      weight, the other values with ``prior_sessions``, and below MIN_SLOPE_SESSIONS only
+      the levels are fitted (a is a between-session quantity: within one session what
+      remains only falls)."""
     base = _prior_shape(prior)
     rows: list[tuple[float, str, int, int, int, bool, bool]] = []
     count: dict[str, int] = {}
@@ -214,8 +266,8 @@ def fit_forecast(history: list[tuple[str, list[tuple[int, int, int, bool, bool]]
     for key, level in C.items():
         nf = n if key == FALLBACK else count[key]
         if key in base["C"]:
-            level = math.exp((nf * math.log(level) + k * math.log(base["C"][key])) /
-                             (nf + k))
+            level = math.exp((nf * math.log(level) + level_sessions *
+                              math.log(base["C"][key])) / (nf + level_sessions))
         out["C"][key] = level
     if slopes:
         figure: Literal["a", "b0", "bt", "bj"]

@@ -8,7 +8,9 @@ where a session does not show its own (docs/calibrate.md).
   files): a file whose first prompt, less its messages, is far longer started part-way
   into a session, and the rest is history it does not show.
 * **The forecast** of the requests still to come (core.horizon): a level per agent, one
-  exponent, and the coefficients of the chance that a turn is the session's last.
+  exponent, and the coefficients of the chance that a turn is the session's last; and how
+  much evidence the level is worth against a project's own earlier sessions
+  (``project_weight``, calibration.project).
 
 The built-in profile (``default.json``) is fitted on real sessions of other projects by
 ``make calibrate``; ``compact-dp calibrate`` fits one on the user's own sessions and writes
@@ -53,9 +55,12 @@ class Profile:
 
     def __init__(self, agents: dict[str, AgentFigures], exponent: float,
                  end: tuple[float, float, float], source: str, fitted: str = "",
-                 path: str | None = None):
+                 path: str | None = None, project_weight: float | None = None):
         self.agents, self.exponent, self.end = agents, exponent, end
         self.source, self.fitted, self.path = source, fitted, path
+        # the level's weight against a project's own sessions, in their Σ (j + 1)^a (None:
+        # the built-in profile's, for a profile written before it was measured)
+        self.project_weight = project_weight
 
     def agent(self, format: str) -> AgentFigures:
         return self.agents.get(format) or self.agents.get(FALLBACK) or AgentFigures()
@@ -66,9 +71,13 @@ class Profile:
         return {"source": self.source, "path": self.path}
 
     def as_dict(self) -> dict[str, object]:
-        return {"profile_version": VERSION, "source": self.source, "fitted": self.fitted,
-                "exponent": self.exponent, "end_chance": list(self.end),
-                "agents": {k: a.as_dict() for k, a in sorted(self.agents.items())}}
+        out: dict[str, object] = {
+            "profile_version": VERSION, "source": self.source, "fitted": self.fitted,
+            "exponent": self.exponent, "end_chance": list(self.end)}
+        if self.project_weight is not None:
+            out["project_weight"] = self.project_weight
+        out["agents"] = {k: a.as_dict() for k, a in sorted(self.agents.items())}
+        return out
 
     @classmethod
     def from_dict(cls, data: object, path: str | None = None) -> Profile:
@@ -95,8 +104,10 @@ class Profile:
         source, fitted = data.get("source"), data.get("fitted", "")
         if not isinstance(source, str) or not isinstance(fitted, str):
             raise ValueError("source, fitted: not text")
+        weight = data.get("project_weight")
         return cls(agents, _number(data.get("exponent"), "exponent", 0.0, 1.0), (b0, bt, bj),
-                   source, fitted, path)
+                   source, fitted, path,
+                   None if weight is None else _number(weight, "project_weight", 0.0))
 
 
 # what each agent figure may be: tokens and counts are never negative, a level is positive
@@ -153,3 +164,15 @@ def load_profile(environ: Mapping[str, str]) -> Profile:
         _CACHE[path] = profile
         return profile
     raise FileNotFoundError(BUILT_IN)
+
+
+def project_weight(profile: Profile) -> float:
+    """The profile's weight against a project's own sessions (the built-in profile's when
+    it was written without one)."""
+    if profile.project_weight is not None:
+        return profile.project_weight
+    built_in = load_profile({"COMPACT_DP_PROFILE": "none"}).project_weight
+    return built_in if built_in is not None else DEFAULT_PROJECT_WEIGHT
+
+
+DEFAULT_PROJECT_WEIGHT = 50.0    # only for a built-in profile without one (never shipped)

@@ -11,10 +11,14 @@ from .typerkit import command
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..calibration.project import History, Past
     from ..replay.records import Doc
     from .typerkit import Command
 
-    Work = tuple[str, int | None, dict[str, str]]    # a session, --every, the environment
+    # a session, --every, the environment, its project's sessions (None: the profile alone)
+    Work = tuple[str, int | None, dict[str, str], History | None]
 
 DOC = """Measure compact-dp's advice against what really happened next.
 
@@ -26,6 +30,10 @@ once really saved, billed by replay's engine over the rest of the session.  Then
 forecast's bias and log error (beside the rule "as many remain as were made"), the
 dollars' calibration, the share of compact advice that paid, and replay's dp against the
 best schedule in hindsight and the thresholds.
+
+Walk-forward: each forecast learns from the earlier sessions of the session's own project
+(its working folder) among the ones given, as they stood at that moment — what the status
+line would have known.  --profile-only forecasts from the profile alone.
 """
 OPTIONS = [
     Option("--every", "every", "also every N-th request (default: turn ends only)",
@@ -33,13 +41,15 @@ OPTIONS = [
     Option("--json", "json", "print one JSON object", takes_value=False),
     Option("--jobs", "jobs", "sessions in N parallel processes (default: the cores)",
            metavar="N"),
+    Option("--profile-only", "profile_only", "forecast from the profile alone, not from "
+           "each project's earlier sessions", takes_value=False),
 ]
 
 
 def build(env: Env) -> Command:
     def backtest(files: list[str] | None, every: str | None, json: bool,
-                 jobs: str | None) -> int:
-        return backtest_command(env, files or [], every, json, jobs)
+                 jobs: str | None, profile_only: bool) -> int:
+        return backtest_command(env, files or [], every, json, jobs, profile_only)
     return command("backtest", backtest, OPTIONS, "Session files or folders.", DOC,
                    pages=("backtest.md",))
 
@@ -47,15 +57,55 @@ def build(env: Env) -> Command:
 def _one(args: Work) -> Doc:
     from ..replay.backtest import backtest_session
     from ..replay.batch import guarded
-    path, every, environ = args
-    result = guarded(path, environ, lambda: backtest_session(path, environ, every))
+    path, every, environ, history = args
+    result = guarded(path, environ, lambda: backtest_session(path, environ, every,
+                                                             history=history))
     if "error" not in result:
         result["points_detail"] = result.pop("points")
     return result
 
 
+def _past(path: str) -> Past | None:
+    """What a session showed, for its project's forecast (None: nothing to learn)."""
+    from ..calibration.project import read_past
+    try:
+        return read_past(path)[0]
+    except Exception:               # a session backtest cannot read says so itself, later
+        return None
+
+
+def histories(files: list[str], jobs: int) -> dict[str, History]:
+    """Each file's project's sessions among ``files`` (a file with nothing to learn from
+    has none: backtest skips it or says why)."""
+    import os
+
+    from ..calibration.project import History, project_key
+    absolute = [os.path.abspath(f) for f in files]
+    pasts = _map(_past, absolute, jobs)
+    projects: dict[tuple[str, str], list[Past]] = {}
+    for past in pasts:
+        if past is not None:
+            projects.setdefault(project_key(past.format, past.cwd, past.path), []).append(past)
+    out: dict[str, History] = {}
+    for group in projects.values():
+        history = History(group)
+        for past in group:
+            out[past.path] = history
+    return {f: out[a] for f, a in zip(files, absolute) if a in out}
+
+
+def _map(work: Callable[[str], Past | None], items: list[str], jobs: int
+         ) -> list[Past | None]:
+    jobs = max(1, min(jobs, len(items)))
+    if jobs == 1:
+        return [work(i) for i in items]
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(jobs) as pool:
+        return list(pool.map(work, items, chunksize=max(1, len(items) // (jobs * 8))))
+
+
 def backtest_command(env: Env, paths: list[str], every_text: str | None, json_out: bool,
-                     jobs_text: str | None) -> int:
+                     jobs_text: str | None, profile_only: bool = False) -> int:
     from ..replay.backtest import totals
     from ..replay.batch import cores, skip_reason, starts_left_out
 
@@ -65,7 +115,8 @@ def backtest_command(env: Env, paths: list[str], every_text: str | None, json_ou
         raise UsageError("backtest reads a session twice, so from its file: - (standard "
                          "input) cannot be backtested")
     files = session_files(env, paths)
-    work = [(f, every, dict(env.environ)) for f in files]
+    found = {} if profile_only else histories(files, min(jobs, cores()))
+    work = [(f, every, dict(env.environ), found.get(f)) for f in files]
     results = _run(work, jobs, env)
     named = [r for r in results if "error" in r and
              (not r["skippable"] or r["session"] in paths)]

@@ -66,7 +66,8 @@ def run(argv: list[str], env: Env) -> int:
         _params_only(given), model=args.text("model"), environ=env.environ, policy=policy,
         keep=args.text("keep") or "auto", price=args.text("price"),
         cache_ttl=args.text("cache_ttl"), p_write=p_write_of(args), now=now_of(args),
-        horizon=args.text("horizon"), auto_compact_tokens=auto, auto_off=off))
+        horizon=args.text("horizon"), auto_compact_tokens=auto, auto_off=off,
+        project="auto"))
     for warning in question.warnings:
         env.warn(warning)
     output = JSON if args.flag("json") else EXPLAIN if args.flag("explain") else PLAIN

@@ -10,7 +10,9 @@ it from the requests made so far, j:
     R = max(1, level × (j + 1) ** exponent)
 
 with a level per agent and one exponent fitted on real sessions (calibration: the fit is
-in docs/calibrate.md, how well it does in docs/backtest.md).  ``N`` fixes it.
+in docs/calibrate.md, how well it does in docs/backtest.md).  Where the session's project
+has earlier sessions, ``auto`` pools their level with the profile's (``pooled_level``);
+``profile`` is the profile's forecast alone.  ``N`` fixes it.
 
 The chance that the session ends with the turn now starting,
 σ(b0 + bt ln t + bj ln(j + 1)), guards the advice near a likely end.
@@ -20,8 +22,8 @@ from __future__ import annotations
 
 import math
 
-SEED, AUTO = "seed", "auto"
-HORIZONS = (SEED, AUTO)
+SEED, AUTO, PROFILE = "seed", "auto", "profile"
+HORIZONS = (SEED, AUTO, PROFILE)
 HUGE = 1e12                     # more requests than any session makes
 
 
@@ -39,6 +41,16 @@ def forecast(requests: float, level: float, exponent: float) -> float:
     return max(1.0, level * grown)
 
 
+def pooled_level(prior: float, weight: float, remaining: float, exposure: float) -> float:
+    """The level of a project: what its earlier sessions showed — ``remaining``, the
+    requests that came after their points, over ``exposure``, the sum of (j + 1) ** exponent
+    at those points — pooled with the profile's level ``prior`` as if it were ``weight``
+    of exposure.  No evidence gives the prior; much gives the project's own."""
+    if not (weight >= 0 and remaining >= 0 and exposure > 0):
+        return prior
+    return (remaining + weight * prior) / (exposure + weight)
+
+
 def end_chance(turns: float, requests: float, b0: float, bt: float, bj: float) -> float:
     """The chance that the turn now starting is the session's last."""
     t, j = max(1.0, _count(turns)), _count(requests)
@@ -47,13 +59,15 @@ def end_chance(turns: float, requests: float, b0: float, bt: float, bj: float) -
 
 
 def parse_horizon(text: str) -> str | float:
-    """``seed``, ``auto`` or a number of requests (> 0); ValueError otherwise."""
+    """``seed``, ``auto``, ``profile`` or a number of requests (> 0); ValueError
+    otherwise."""
     if text in HORIZONS:
         return text
     try:
         value = float(text)
     except ValueError:
-        raise ValueError(f"{text!r} is not seed, auto or a number of requests") from None
+        raise ValueError(f"{text!r} is not seed, auto, profile or a number of "
+                         "requests") from None
     if not (value > 0 and math.isfinite(value)):
         raise ValueError(f"{text!r} is not a positive number of requests")
     return value

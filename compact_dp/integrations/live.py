@@ -10,6 +10,8 @@ from ..engine import Answer
 from ..question import Options, Question, decide_session
 from ..sessions.incremental import Reading, cache_dir, read_incremental
 
+PROJECT_READING = 0.3       # seconds a call may spend reading the project's other sessions
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -20,12 +22,15 @@ def decide_transcript(path: str, env: Mapping[str, str], seconds: float, now: fl
                       ) -> tuple[Reading, Answer | None, Question | None]:
     """Read for at most ``seconds`` (the state in ``cache_dir(env)``), then decide as
     ``compact-dp --json TRANSCRIPT`` would at ``now`` — or, when the reading is not done
-    yet, say so (no answer).  ``window``: the context window the agent itself reported
-    (the status line's ``context_window_size``), the session's setting's first source."""
+    yet, say so (no answer).  The forecast learns from the project's other sessions, read
+    for at most PROJECT_READING seconds a call (the rest on the next).  ``window``: the
+    context window the agent itself reported (the status line's ``context_window_size``),
+    the session's setting's first source."""
     reading = read_incremental(os.path.expanduser(path), cache_dir(env),
                                deadline=time.monotonic() + seconds)
     if reading.session is None:
         return reading, None, None
-    answered, question = decide_session(reading.session, Options(environ=env, now=now,
-                                                                 live_window=window))
+    answered, question = decide_session(reading.session, Options(
+        environ=env, now=now, live_window=window, project="auto",
+        project_deadline=time.monotonic() + PROJECT_READING))
     return reading, answered, question

@@ -11,6 +11,10 @@ For a recorded session with usage, at each turn end (and every N-th request with
   really saved: replay's engine bills the rest of the recorded session twice, the agent
   compacting by itself at its threshold both times, once with a compaction at the point.
 
+Walk-forward: each decision's forecast learns from the earlier sessions of the session's
+own project among the ones backtested, as they stood at that moment (``history``: the
+project's sessions, calibration.project) — what the status line would have known.
+
 Then per session and in total: the forecast's bias and log error beside the elapsed rule's
 ("as many requests remain as were made"), the dollars' calibration, the share of compact
 advice that paid, and replay's ``dp`` against ``hindsight`` and the thresholds.
@@ -28,13 +32,14 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
+    from ..calibration.project import History
     from ..sessions.normalised import Session, State
     from ..sessions.reader import LineReader
     from ..sessions.recorder import Recorder
     from .records import Doc
     from .setting import Setting
 
-POLICIES = ["recorded", "dp", "hindsight", "threshold:60", "threshold:83"]
+POLICIES = ["recorded", "dp", "hindsight", "hindsight:free", "threshold:60", "threshold:83"]
 
 
 class Moment:
@@ -132,8 +137,11 @@ def realized(setting: Setting, points: list[tuple[int, str]]) -> list[float]:
 
 
 def backtest_session(path: str, environ: Mapping[str, str], every: int | None = None,
-                     policies: list[str] | None = None) -> Doc:
-    """One session's points and its policies, as plain data."""
+                     policies: list[str] | None = None, history: History | None = None
+                     ) -> Doc:
+    """One session's points and its policies, as plain data; ``history``: its project's
+    sessions, which each point's forecast learns from as they stood then (None: the
+    profile's alone)."""
     from ..agents import agent_of
     from ..engine import model_named
     from ..errors import FormatError
@@ -149,14 +157,20 @@ def backtest_session(path: str, environ: Mapping[str, str], every: int | None = 
         raise FormatError(f"{path}: backtest needs a Claude Code or Codex session with "
                           "recorded usage")
     model = model_named(environ.get("COMPACT_DP_MODEL") or agent.model)
-    setting = setting_for(session, {}, model, True, 0, None, None, environ)
+    started = session.started if session.started is not None else next(
+        (r.time for r in session.requests if r.time is not None), None)
+    # replay's dp and hindsight's penalties: the project as it stood when the session began
+    setting = setting_for(session, {}, model, True, 0, None, None, environ, project=history,
+                          project_now=started if started is not None else -math.inf)
     seen = moments(path, session.format, every)
     rows: list[dict[str, Any]] = []
     n = len(session.requests)
     for m in seen:
         if m.index >= n:
             continue
-        answer, question = decide_session(m.session, Options(environ=environ, now=m.time))
+        answer, question = decide_session(m.session, Options(
+            environ=environ, now=m.time, project=history,
+            project_now=m.time if m.time is not None else -math.inf))
         d, t = answer.decision, answer.decision.terms
         if d.derived is None or t is None:
             continue
@@ -239,8 +253,11 @@ def score(rows: list[Doc]) -> Doc:
 
 
 def compare(runs: dict[str, Doc]) -> Doc:
-    """dp against hindsight and the thresholds (comparable costs: input and summaries)."""
-    from .compare import shares
+    """dp against hindsight and the thresholds: every policy's ``saving`` (comparable costs:
+    input and summaries) and ``hindsight_share`` (over hindsight's saving) as replay's, and
+    like with like (compare.like_with_like): ``objective_share`` over hindsight's saving in
+    the objective it minimises, ``dollar_share`` over hindsight:free's in dollars."""
+    from .compare import like_with_like, shares
     if "recorded" not in runs:
         return {}
     base = runs["recorded"]["comparable_cost"]
@@ -250,6 +267,7 @@ def compare(runs: dict[str, Doc]) -> Doc:
     for name, run in runs.items():
         if name != "recorded":
             run["saving"], run["hindsight_share"] = savings[name], share[name]
+    like_with_like(list(runs.values()))
     dp = runs.get("dp")
     if dp is not None:
         thresholds = [r for n, r in runs.items() if n.startswith("threshold:")]
@@ -258,16 +276,43 @@ def compare(runs: dict[str, Doc]) -> Doc:
     return out
 
 
+LONG = 100          # requests: a long session, which the policies' goals are held on
+
+
 def totals(results: list[Doc]) -> Doc:
     """The scores over every point of every session, and the policies' goals over the
-    sessions of 100 requests or more."""
+    sessions of LONG requests or more: dp's share of hindsight's saving, like with like —
+    in the objective (``dp_hindsight_share_*``) and in dollars against the cheapest
+    schedule in dollars (``dp_dollar_share_*``), the median of the sessions' and the sum's
+    —, the sessions where dp's objective is above what was recorded, dp's compactions
+    over hindsight's, and the sessions where dp beats both thresholds."""
     rows = [r for res in results if "points" in res for r in res["points"]]
-    long = [res for res in results if "points" in res and res["requests"] >= 100]
-    shares = [res["policies"]["dp"].get("hindsight_share") for res in long
-              if "dp" in res.get("policies", {})]
+    long = [res for res in results if "points" in res and res["requests"] >= LONG]
+    runs = [res["policies"] for res in long if "dp" in res.get("policies", {})]
+
+    def shares(key: str, best: str, saving: str) -> tuple[float | None, float | None]:
+        each = [r["dp"].get(key) for r in runs]
+        paired = [(r["dp"][saving], r[best][saving]) for r in runs
+                  if best in r and saving in r["dp"] and saving in r[best]]
+        whole = sum((b for _d, b in paired), 0.0)
+        return (median([x for x in each if x is not None]),
+                sum((d for d, _b in paired), 0.0) / whole if paired and whole > 1e-9
+                else None)
+    by_objective = shares("objective_share", "hindsight", "objective_saving")
+    by_dollars = shares("dollar_share", "hindsight:free", "saving")
+    worse = [r["dp"]["objective"] > r["recorded"]["objective"] for r in runs
+             if "recorded" in r]
+    hindsight = sum(r["hindsight"]["compactions"] for r in runs if "hindsight" in r)
     beats = [res.get("dp_beats_thresholds") for res in long if "dp_beats_thresholds" in res]
     return {"sessions": len([r for r in results if "points" in r]), **score(rows),
             "long_sessions": len(long),
-            "dp_hindsight_share_median": median([s for s in shares if s is not None]),
+            "dp_hindsight_share_median": by_objective[0],
+            "dp_hindsight_share_sum": by_objective[1],
+            "dp_dollar_share_median": by_dollars[0],
+            "dp_dollar_share_sum": by_dollars[1],
+            "dp_objective_worse_share": sum(worse) / len(worse) if worse else None,
+            "dp_compactions_over_hindsight": (
+                sum(r["dp"]["compactions"] for r in runs if "hindsight" in r) / hindsight
+                if hindsight else None),
             "dp_beats_thresholds_share": (sum(1 for b in beats if b) / len(beats)
                                           if beats else None)}

@@ -5,7 +5,11 @@ Every comparison is on comparable costs (every request's input and the summaries
 replayed: the replies are the same under every policy) against the ``recorded`` policy's,
 and only for sessions with a recorded bill, since without one the recorded policy is a
 guess.  ``hindsight_share`` puts a policy's saving over the best schedule's (``hindsight``):
-1 is as good as hindsight, 0 no better than what happened.
+1 is as good as hindsight, 0 no better than what happened.  Like with like
+(``like_with_like``): ``objective_share`` puts a policy's saving in the objective (its
+comparable cost plus ④ of each compaction, what hindsight minimises) over hindsight's, and
+``dollar_share`` its saving in dollars over that of the cheapest schedule in dollars
+(``hindsight:free``, where it ran).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ if TYPE_CHECKING:
     from .records import Doc
 
 BEST = "hindsight"
+FREE = "hindsight:free"    # the cheapest schedule in dollars, ④ not counted
 EPSILON = 1e-9          # dollars: a best saving this small is none (the share would be noise)
 BY = ("session", "project", "day", "month")
 SORTS = ("date", "project", "requests", "cost", "saving")
@@ -38,6 +43,26 @@ def shares(savings: dict[str, float]) -> dict[str, float | None]:
             for p, s in savings.items()}
 
 
+def like_with_like(summaries: list[Doc]) -> None:
+    """Each policy, in place: ``objective_saving`` (the recorded policy's objective less
+    its own), ``objective_share`` (that over hindsight's) and ``dollar_share`` (its dollar
+    saving over hindsight:free's; None where that did not run).  Nothing without a
+    recorded policy."""
+    by = {s["policy"]: s for s in summaries}
+    base = by.get("recorded")
+    if base is None:
+        return
+    objective = {name: base["objective"] - s["objective"] for name, s in by.items()}
+    dollars = {name: base["comparable_cost"] - s["comparable_cost"] for name, s in by.items()}
+    by_objective = shares(objective)
+    free = dollars.get(FREE)
+    for name, s in by.items():
+        s["objective_saving"] = objective[name]
+        s["objective_share"] = by_objective[name]
+        s["dollar_share"] = dollars[name] / free if free is not None and free > EPSILON \
+            else None
+
+
 def annotate(summaries: list[Doc], bill: Doc | None) -> None:
     """One session's policies, in place: the recorded policy's ``simulation_error``, the
     others' ``saving``, and every one's ``hindsight_share`` (None with nothing to compare)."""
@@ -53,6 +78,8 @@ def annotate(summaries: list[Doc], bill: Doc | None) -> None:
         elif s["policy"] in savings:
             s["saving"] = savings[s["policy"]]
         s["hindsight_share"] = share.get(s["policy"])
+    if bill is not None:
+        like_with_like(summaries)
 
 
 # --- rows ---------------------------------------------------------------------------------
@@ -76,6 +103,8 @@ def row(members: list[Doc]) -> Doc:
     policies = []
     for name in compared_policies(members):
         saving = compared = mine = best = 0.0
+        objective = best_objective = dollars = cheapest = 0.0
+        by_objective = by_dollars = False
         for m in members:
             by = {s["policy"]: s for s in m["policies"]}
             if "saving" not in by.get(name, {}):
@@ -85,9 +114,21 @@ def row(members: list[Doc]) -> Doc:
             if "saving" in by.get(BEST, {}):
                 mine += by[name]["saving"]
                 best += by[BEST]["saving"]
-        policies.append({"policy": name, "saving": saving,
-                         "hindsight_share": shares({name: mine, BEST: best})[name],
-                         "compared_cost": compared})
+            if "objective_saving" in by[name] and "objective_saving" in by.get(BEST, {}):
+                objective += by[name]["objective_saving"]
+                best_objective += by[BEST]["objective_saving"]
+                by_objective = True
+            if "saving" in by.get(FREE, {}):
+                dollars += by[name]["saving"]
+                cheapest += by[FREE]["saving"]
+                by_dollars = True
+        policies.append({
+            "policy": name, "saving": saving,
+            "hindsight_share": shares({name: mine, BEST: best})[name],
+            "objective_share": shares({name: objective, BEST: best_objective})[name]
+            if by_objective else None,
+            "dollar_share": dollars / cheapest if by_dollars and cheapest > EPSILON else None,
+            "compared_cost": compared})
     return {"sessions": len(members), "first": dates[0] if dates else None,
             "last": dates[-1] if dates else None,
             "requests": sum(m["requests"] for m in members),

@@ -19,6 +19,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from ..calibration.project import History
     from ..question import Question
 
 POLICY_NAMES = "recorded, dp, never, threshold:P, hindsight or hindsight:free"
@@ -122,11 +123,13 @@ def setting_for(session: Session, params: Mapping[str, object], model: Model, wh
                 env: Mapping[str, str] | None = None, points: str | None = None,
                 horizon: str | float | None = None,
                 auto: tuple[float | None, bool] = (None, False),
-                adopted: Sequence[str] = ()) -> Setting:
+                adopted: Sequence[str] = (), project: History | None = None,
+                project_now: float | None = None) -> Setting:
     """The replay's setting, from the same sources as the decision (question.py): the
     parameters, what the session's own compactions left (else the agent's figures), the
-    forecast, and the recorded cache events; ``adopted``: files left out into this one,
-    whose side files it bills (bill.SessionFiles)."""
+    forecast (its level learned on ``project``'s sessions as they stood at
+    ``project_now``, when given: backtest's), and the recorded cache events; ``adopted``:
+    files left out into this one, whose side files it bills (bill.SessionFiles)."""
     from ..question import Options, session_question
     from .bill import SessionFiles
     keep = "none" if whole else "best"
@@ -134,7 +137,8 @@ def setting_for(session: Session, params: Mapping[str, object], model: Model, wh
         keep = "auto"                         # the agent's own: the setting says why
     question = session_question(session, Options(
         params, model=model, environ=env, keep=keep, price=price,
-        cache_ttl=cache_ttl, horizon=horizon, auto_compact_tokens=auto[0], auto_off=auto[1]))
+        cache_ttl=cache_ttl, horizon=horizon, auto_compact_tokens=auto[0], auto_off=auto[1],
+        project=project, project_now=project_now))
     values = question.ask.values
     files = SessionFiles(session, adopted)
     V0 = next((p for p in session.segment_prefixes if p is not None), values["V"].num)

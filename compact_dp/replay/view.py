@@ -78,7 +78,7 @@ def row(summary: Doc, baseline: Doc | None) -> list[str]:
     return [summary["policy"], f"{summary['compactions']:,}" + forced,
             dollars(summary["input_cost"]), dollars(summary["summary_output_cost"]),
             f"{summary['peak_context']:,.0f}", f"{summary['cache_hit_share']:.1%}",
-            comparison(summary, baseline), percent(summary.get("hindsight_share"))]
+            comparison(summary, baseline), percent(summary.get("objective_share"))]
 
 
 def table(title: str, summaries: list[Doc], width: int, styled: bool) -> Table:
@@ -86,7 +86,7 @@ def table(title: str, summaries: list[Doc], width: int, styled: bool) -> Table:
     baseline = next((s for s in summaries if s["policy"] == "recorded"), None)
     shown = [i for i, (header, _) in enumerate(COLUMNS)
              if header == "vs recorded" and any("saving" in s for s in summaries) or
-             header == "of best" and any(s.get("hindsight_share") is not None
+             header == "of best" and any(s.get("objective_share") is not None
                                          for s in summaries) or
              header not in ("vs recorded", "of best")]
     cells = [row(s, baseline) for s in summaries]
@@ -214,7 +214,7 @@ def _rows(console: Console, good: list[Doc], total: Doc, by: str, sort: str, wid
         return label + [f"{r['requests']:,}", f"{r['compactions']:,}",
                         cents(r["recorded_cost"])] + \
             [cents(by_name[p]["saving"]) if p in by_name else "-" for p in names] + \
-            ([percent(by_name[main]["hindsight_share"]) if main in by_name else "-"]
+            ([percent(by_name[main]["objective_share"]) if main in by_name else "-"]
              if share else [])
     rows = []
     for r in groups(good, by, sort):
@@ -239,7 +239,9 @@ def _rows(console: Console, good: list[Doc], total: Doc, by: str, sort: str, wid
         words.append(f"{', '.join(names)}: what that policy would have saved against what "
                      "was recorded (input and summaries, replayed)")
     if share:
-        words.append(f"{main} of best: {main}'s saving over hindsight's, the best schedule")
+        words.append(f"{main} of best: {main}'s saving over hindsight's, the best schedule, "
+                     "both in the objective hindsight minimises (④ counted for each "
+                     "compaction)")
     recorded = next((p for p in total["policies"] if p["policy"] == "recorded"), None)
     if recorded is not None and "simulation_error" in recorded:
         words.append(f"the replay of what was recorded is {recorded['simulation_error']:+.2%}"
