@@ -72,6 +72,7 @@ def setting_for(session: Session, params: Mapping[str, object], model: Model, wh
         setting.V0, setting.hidden = V0, question.hidden
     setting.forecast = question.forecaster()
     setting.ender = question.ender()
+    setting.outlook = question.ask.outlook
     setting.groups = shared_caches(setting)
     setting.events = recorded_events(setting)
     return setting

@@ -16,6 +16,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from ..core.wait import Outlook
     from .bill import SessionFiles
 
 
@@ -78,6 +79,9 @@ class Setting:
         # R at a number of requests so far, with its source (None: the seed's E × L)
         self.forecast: Callable[[float], tuple[float, str]] | None = None
         self.ender: Callable[[float, float], float] | None = None    # the end chance
+        # the decision's schedule (core.wait), when it has one: what it is asked with
+        # besides the replay's own state (the growth, the cache)
+        self.outlook: Outlook | None = None
 
     def lookups(self) -> tuple[dict[int, Compaction], set[int], dict[int, list[float]]]:
         """What every run looks up as it goes, worked out once for the session (hindsight
