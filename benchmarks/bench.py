@@ -591,7 +591,14 @@ def backtest_section(cdp: str, goals: list) -> None:
             (f"dp / hindsight saving, median of {total['long_sessions']} long",
              total.get("dp_hindsight_share_median"), "≥ 0.5", lambda x: x >= 0.5),
             ("dp cheaper than threshold:60 and :83", total.get("dp_beats_thresholds_share"),
-             "≥ 0.70", lambda x: x >= 0.70)]
+             "≥ 0.70", lambda x: x >= 0.70),
+            ("dp compactions / hindsight's", total.get("dp_compactions_vs_hindsight"),
+             "≤ 1.2", lambda x: x <= 1.2),
+            ("sessions where dp costs more than recorded",
+             total.get("dp_worse_than_recorded_share"), "≤ 0.15", lambda x: x <= 0.15),
+            (f"pause advice that paid ({s.get('pause_advice', 0)} of "
+             f"{s.get('pause_points', 0)} pauses)", s.get("pause_advice_paid"), "-",
+             lambda x: True)]
     print(f"\nbacktest: {total['sessions']:,} sessions, {s.get('points', 0):,} turn ends, "
           f"{seconds:.0f} s (long: ≥ 100 requests); to reproduce:\n"
           '  compact-dp backtest "$(../shared/transcripts/corpus/unpack)" '
@@ -602,7 +609,8 @@ def backtest_section(cdp: str, goals: list) -> None:
         missed += not ok
         shown = "-" if value is None else f"{value:.3f}"
         print(f"  {name:<46} {shown:>7}  goal {target:<9} {'ok' if ok else 'MISSED'}")
-    goals.append(("backtest: issue 18 goals missed", float(missed), 0.0, f"of {len(rows)}"))
+    goals.append(("backtest: issue 18 and 27 goals missed", float(missed), 0.0,
+                  f"of {len(rows)}"))
 
 
 def decision_sections(args, cdp: str, sizes: list[int], goals: list) -> dict:
