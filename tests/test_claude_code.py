@@ -57,7 +57,7 @@ def decision_of(path: Path | str) -> str:
 @pytest.mark.parametrize("share", [0.15, 0.3, 0.5, 0.7, 0.85, 1.0])
 def test_statusline_on_real_sessions_cut_part_way(share, tmp_path):
     """Every shared real session, cut as a live session looks: one line, exit 0, and
-    "/compact" in it exactly when compact-dp --json says compact."""
+    "/compact now" in it exactly when compact-dp --json says compact."""
     for path in transcripts():
         f = cut(path, share, tmp_path)
         session = read_session([str(f)])

@@ -94,6 +94,47 @@ def test_waiting_for_the_agents_own_compaction_by_hand():
     assert w.expected_benefit == pytest.approx(then - now)                  # ≈ $0.546
 
 
+def test_a_turn_end_before_the_agents_own_compaction_can_be_the_better_wait():
+    """Turn ends every 20 requests and the agent's point at 3.5M: from 1M it would compact
+    by itself at 25 (b(3.5M) = $21, × e^−2.5), but the turn end at 20 (b(3M) = $17, × e^−2)
+    is worth more, and after either nothing more comes within the horizon.  Now: $1 and
+    then the turn end at 20 on 2M (9 × e^−2; the agent's own, at 35, is worth 21 × e^−3.5)."""
+    d = derived(L=20.0)
+    w = wait.later(d, b(1_000_000), wait.Outlook(growth=100_000, auto=3_500_000))
+    assert w is not None and w.until == wait.TURN_END and w.requests == 20.0
+    assert w.then == pytest.approx(17 * math.exp(-2))
+    assert w.now == pytest.approx(1.0 + 9 * math.exp(-2))
+    assert 21 * math.exp(-3.5) < 9 * math.exp(-2) and 21 * math.exp(-2.5) < 17 * math.exp(-2)
+
+
+def test_a_wait_the_forecasts_error_could_undo_holds_nothing_back():
+    """2M tokens, turns of 2 requests, growing 300,000 a request: at R = 10 the next turn
+    end is worth waiting for, at R × e^0.3 (more requests to come) compacting now is the
+    better plan: the compaction (which pays at R × e^−0.3 too) is advised, the wait said."""
+    from compact_dp.core.decision import Weighing, weigh_waiting
+    from compact_dp.core.models import MODEL_TABLE
+    from compact_dp.core.scan import Conversation
+    from compact_dp.core.search import BenefitCurve
+
+    model = MODEL_TABLE["cache-clock"]
+    d = derived(L=2.0, T=2_000_000)
+    o = wait.Outlook(growth=300_000, log_error=0.3)
+    dec = Weighing(model, 1, d.T, 0, Conversation.summed(1, d.T, 0), whole=True)
+    dec.derived, dec.terms = d, BenefitCurve(d, model).terms(0, 0)
+    dec.best_benefit, dec.compact = dec.terms.benefit, True
+    assert dec.best_benefit == pytest.approx(b(2_000_000))                     # $9
+    assert wait.later(d, dec.best_benefit, o) is not None                      # at R
+    high = d.with_remaining_calls(10.0 * math.exp(0.3))
+    assert wait.later(high, BenefitCurve(high, model).terms(0, 0).benefit, o) is None
+    weigh_waiting(dec, o)
+    assert dec.compact and dec.wait is not None and not dec.wait.held
+    assert dec.uncertainty is not None and not dec.uncertainty.held
+    sure = wait.Outlook(growth=300_000, log_error=None)                        # no σ: held
+    dec.compact, dec.wait, dec.uncertainty = True, None, None
+    weigh_waiting(dec, sure)
+    assert not dec.compact and dec.wait is not None and dec.wait.held
+
+
 def test_past_the_agents_point_the_hold_limit_is_where_it_compacts():
     """A context already past the agent's point (its compaction held back) is compacted
     at the hold limit at the latest; past that too, there is no waiting."""
