@@ -345,7 +345,7 @@ def cache_effect(dec: Weighing, state: str | None) -> str:
                    else "."))
     return (f"{head}: the summary request reads V + H from the cache; once it "
             f"expires the next request re-writes V + T = {d.V + d.T:,.0f} tokens "
-            f"({money(rewrite)}) whether or not it compacts.")
+            f"({money(rewrite)}) unless it compacts first.")
 
 
 def _alignment_note(dec: Weighing) -> str:
