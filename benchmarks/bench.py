@@ -793,6 +793,11 @@ def backtest_section(cdp: str, goals: list) -> None:
     print(f"  dp / cheapest schedule in dollars, dollar saving: median "
           f"{_fmt(total.get('dp_dollar_share_median'))}, summed "
           f"{_fmt(total.get('dp_dollar_share_sum'))} (no goal: like with like, in dollars)")
+    print(f"  dp compactions / hindsight's {_fmt(total.get('dp_compactions_vs_hindsight'))}; "
+          "sessions where dp costs more than recorded "
+          f"{_fmt(total.get('dp_worse_than_recorded_share'))}; pause advice that paid "
+          f"{_fmt(s.get('pause_advice_paid'))} ({s.get('pause_advice', 0)} of "
+          f"{s.get('pause_points', 0)} pauses)")
     print("  forecast bias per project (its sessions of ≥ 20 requests):")
     for name, n, bias in projects:
         print(f"    {bias:5.2f}  {n:3d} sessions  {name[-60:]}")

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from .core.awkvalue import AwkValue
+    from .core.wait import Outlook
 
 _BY_OPTION = {p.option.replace("-", "_"): p.awk for p in PARAMS}
 
@@ -49,18 +50,21 @@ class Ask:
     agent that summarises the whole history ``whole``; for the cache-aware model the write
     price and whether the cache is cold; a forecast of the requests to come (``horizon``:
     R and its source) instead of E × L, and with it the chance that the turn now starting
-    is the session's last (the near-end guard)."""
+    is the session's last (the near-end guard) and what the schedule weighs waiting with
+    (``outlook``, core.wait)."""
 
     def __init__(self, model: Model, values: dict[str, AwkValue],
                  policy: PolicyAsk | None = None, whole: bool = False,
                  p_write: float | None = None, cold: bool = False,
                  horizon: tuple[float, str] | None = None, unit: str = "line",
-                 words: dict[str, str] | None = None, end_chance: float | None = None):
+                 words: dict[str, str] | None = None, end_chance: float | None = None,
+                 outlook: Outlook | None = None):
         self.model, self.values, self.policy, self.whole = model, values, policy, whole
         self.p_write, self.cold, self.horizon = p_write, cold, horizon
         self.unit = unit                   # what the conversation is made of, in words
         self.words = words or {}           # where the caller's M came from, in words
         self.end_chance = end_chance       # that the turn now starting is the last
+        self.outlook = outlook             # the schedule's inputs (None: no schedule)
 
 
 class Answer:
@@ -79,7 +83,8 @@ def answer(ask: Ask, conv: Conversation) -> Answer:
     """Decide, then apply the policy if one was asked for."""
     decision = decide_conversation(ask.values, conv, ask.model, whole=ask.whole,
                                    p_write=ask.p_write, cold=ask.cold, horizon=ask.horizon,
-                                   unit=ask.unit, words=ask.words, end_chance=ask.end_chance)
+                                   unit=ask.unit, words=ask.words, end_chance=ask.end_chance,
+                                   outlook=ask.outlook)
     if ask.policy is None:
         return Answer(decision)
     p = ask.policy

@@ -24,6 +24,7 @@ from .core.horizon import PROFILE as ALONE
 from .core.models import Model
 from .core.params import BY_AWK, native_values
 from .core.scan import Conversation
+from .core.wait import Outlook
 from .engine import Answer, Ask, PolicyAsk, answer, awk_names, model_named
 from .errors import BadValue
 from .pricing.clock import CacheClock, cache_clock
@@ -373,7 +374,43 @@ def session_question(session: Session, options: Options) -> Question:
         ask.end_chance = ender(arriving_turns(session), values["total_requests"].num)
     if split is not None and sourced["V"][0] == PROFILE:
         question.hidden = split[1]
+    if chosen.cache_aware and horizon_words == AUTO:
+        ask.outlook = session_outlook(session, values, world, profile, cache,
+                                      question.hidden if session.live_start == 0 else 0.0)
     return question
+
+
+def after_compaction(values: dict[str, AwkValue]) -> float:
+    """The context a compaction leaves beyond the fixed prefix: X measured, else S."""
+    left = values["after_tokens"].num
+    return left - values["V"].num if left > 0 else values["S"].num
+
+
+def growth_of(session: Session, values: dict[str, AwkValue]) -> float:
+    """How fast the live context grows, in tokens a request: what it holds (less what the
+    last compaction left) over the requests that built it."""
+    built = session.live_tokens - (after_compaction(values) if session.compaction_count
+                                   else 0.0)
+    return max(0.0, built) / max(1, session.live_request_count)
+
+
+def session_outlook(session: Session, values: dict[str, AwkValue], world: World,
+                    profile: Profile, cache: CacheClock | None, hidden: float = 0.0
+                    ) -> Outlook:
+    """What the schedule weighs waiting with (core.wait): the context's growth, the
+    agent's own compaction point and how far a held one may go, the forecast's log error,
+    the seconds the cache still holds, and how long a compaction of the context as it
+    is (``hidden``: history before the file's first message) is expected to take."""
+    left = cache.seconds_left if cache is not None and cache.state == "warm" else None
+    figures = profile.agent(session.format)
+    tokens = values["V"].num + session.live_tokens + hidden
+    seconds = figures.duration(tokens)
+    n = figures.timed_compactions
+    words = (f"{n:,} timed compaction{'s' if n != 1 else ''} of {session.format} sessions "
+             f"({profile.source}), at a context of {tokens:,.0f} tokens")
+    return Outlook(growth_of(session, values), world.auto_compact_tokens, world.hold_limit,
+                   values["r"].num, profile.log_error, left, seconds, words,
+                   values["total_requests"].num, profile.exponent)
 
 
 def arriving_turns(session: Session) -> float:

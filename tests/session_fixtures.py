@@ -133,11 +133,14 @@ class ClaudeSession:
             "usage": {"input_tokens": 0, "output_tokens": 0}})))
 
     def boundary(self, trigger: str = "auto", pre_tokens: int = 0,
-                 sidechain: bool = False) -> None:
-        """A compaction; ``sidechain``: a sub-agent's own, not the session's."""
+                 sidechain: bool = False, duration_ms: int | None = None) -> None:
+        """A compaction; ``sidechain``: a sub-agent's own, not the session's;
+        ``duration_ms``: the time it took, as newer versions record it."""
+        meta: dict = {"trigger": trigger, "preTokens": pre_tokens}
+        if duration_ms is not None:
+            meta["durationMs"] = duration_ms
         line = self._base("system", subtype="compact_boundary",
-                          content="Conversation compacted",
-                          compactMetadata={"trigger": trigger, "preTokens": pre_tokens})
+                          content="Conversation compacted", compactMetadata=meta)
         if sidechain:
             line["isSidechain"] = True
         else:

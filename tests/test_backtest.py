@@ -274,9 +274,14 @@ def rows_by_hand(known: Known, env: dict, points: list[dict]) -> list[tuple]:
 
 
 def assert_scores(scores: dict, expected: dict) -> None:
-    assert set(scores) == set(expected)
+    """The scores by their definitions; the pause's (no pause past the TTL follows a turn
+    end in these sessions, so none was given: test_wait.py scores one that does)."""
+    assert set(scores) == set(expected) | PAUSE_SCORES
     for k, v in expected.items():
         assert scores[k] == pytest.approx(v, rel=1e-9, abs=1e-12), k
+    assert {k: scores[k] for k in PAUSE_SCORES} == {
+        "pause_points": 0, "pause_advice": 0, "pause_advice_paid": None,
+        "pause_dollars_median_ratio": None, "pause_dollars_spearman": None}
 
 
 def test_the_scores_are_the_points_scored_by_their_definitions(env, tmp_path):
@@ -379,7 +384,10 @@ def test_the_total_pools_every_point_and_holds_the_policy_goals_to_long_sessions
 
 
 POINT = {"request", "kind", "time", "forecast", "horizon", "remaining", "predicted",
-         "benefit", "compact", "realized"}
+         "benefit", "compact", "realized", "wait", "paused_at", "pause_saving",
+         "pause_predicted", "pause_realized"}
+PAUSE_SCORES = {"pause_points", "pause_advice", "pause_advice_paid",
+                "pause_dollars_median_ratio", "pause_dollars_spearman"}
 SCORES = {"points", "forecast_bias", "forecast_log_error", "elapsed_log_error",
           "forecast_log_error_vs_elapsed", "dollars_sum_ratio", "dollars_median_ratio",
           "dollars_spearman", "compact_advice", "compact_advice_paid"}
@@ -412,12 +420,14 @@ def test_the_json_has_these_fields_and_no_others(env, tmp_path):
     assert (s["session"], s["format"], s["requests"]) == (str(known.path), "claude-code",
                                                           known.n)
     assert isinstance(s["dp_beats_thresholds"], bool)
-    assert set(s["scores"]) == SCORES
+    assert set(s["scores"]) == SCORES | PAUSE_SCORES
     for p in s["points"]:
         assert set(p) == POINT
         assert p["kind"] in ("turn", "request") and isinstance(p["compact"], bool)
-        assert all(isinstance(p[k], (int, float)) for k in POINT - {"kind", "horizon",
-                                                                    "compact"})
+        assert p["wait"] in (None, "turn_end", "auto_compaction")
+        assert all(isinstance(p[k], (int, float)) for k in POINT - {
+            "kind", "horizon", "compact", "wait", "paused_at", "pause_saving",
+            "pause_predicted", "pause_realized"})
     for name, run in s["policies"].items():
         assert set(run) == RUN | {"objective_saving", "objective_share", "dollar_share"} | (
             {"saving", "hindsight_share"} if name != "recorded" else set())
@@ -426,7 +436,10 @@ def test_the_json_has_these_fields_and_no_others(env, tmp_path):
                                  "dp_hindsight_share_median", "dp_hindsight_share_sum",
                                  "dp_dollar_share_median", "dp_dollar_share_sum",
                                  "dp_objective_worse_share", "dp_compactions_over_hindsight",
-                                 "dp_beats_thresholds_share"}
+                                 "dp_beats_thresholds_share",
+                                 "dp_compactions", "hindsight_compactions",
+                                 "dp_compactions_vs_hindsight",
+                                 "dp_worse_than_recorded_share"}
     assert obj["total"]["scores"] == s["scores"]
 
 

@@ -57,13 +57,13 @@ def decision_of(path: Path | str) -> str:
 @pytest.mark.parametrize("share", [0.15, 0.3, 0.5, 0.7, 0.85, 1.0])
 def test_statusline_on_real_sessions_cut_part_way(share, tmp_path):
     """Every shared real session, cut as a live session looks: one line, exit 0, and
-    "/compact" in it exactly when compact-dp --json says compact."""
+    "/compact now" in it exactly when compact-dp --json says compact."""
     for path in transcripts():
         f = cut(path, share, tmp_path)
         session = read_session([str(f)])
         r = statusline(status_json(f, session), tmp_path)
         assert r.status == 0 and r.out.count("\n") == 1, r.out
-        assert ("/compact" in r.out) == (decision_of(f) == "compact"), (path.name, r.out)
+        assert ("/compact now" in r.out) == (decision_of(f) == "compact"), (path.name, r.out)
 
 
 def written_session(tmp_path: Path, last_gap: float = 0.0, start: float | None = None,
@@ -101,7 +101,7 @@ def test_statusline_warm_cache_shows_time_left(tmp_path):
     f = written_session(tmp_path, start=time.time() - 60)
     r = statusline(status_json(f, read_session([str(f)])), tmp_path)
     assert "cache warm" in r.out and "left" in r.out
-    assert ("/compact" in r.out) == (decision_of(f) == "compact")
+    assert ("/compact now" in r.out) == (decision_of(f) == "compact")
 
 
 def test_statusline_prefers_claude_codes_prompt_cache(tmp_path):
@@ -131,7 +131,7 @@ def test_statusline_just_after_a_compaction(tmp_path):
                                           "current_usage": None, "used_percentage": None})
     r = statusline(data, tmp_path)
     assert r.status == 0 and r.out.count("\n") == 1
-    assert ("/compact" in r.out) == (decision_of(f) == "compact")
+    assert ("/compact now" in r.out) == (decision_of(f) == "compact")
 
 
 @pytest.mark.parametrize("data", [b"", b"{}", b"not json", b"[1, 2]",
@@ -709,7 +709,7 @@ def test_statusline_reading_a_long_transcript_makes_progress_call_by_call(
     assert 2 <= len(progress) < 8
     shares = [int(line.split("reading the transcript, ")[1].split("%")[0]) for line in progress]
     assert shares == sorted(shares) and len(set(shares)) == len(shares)
-    assert ("/compact" in lines[-1]) == (decision_of(f) == "compact")
+    assert ("/compact now" in lines[-1]) == (decision_of(f) == "compact")
     assert "reading" not in lines[-1]
 
 
@@ -727,7 +727,7 @@ def test_statusline_and_hooks_decide_with_any_model(model, tmp_path):
     r = statusline(status_json(f), tmp_path, COMPACT_DP_MODEL=model)
     assert r.status == 0 and "compact-dp:" not in r.out
     want = run_main("--json", "--model", model, str(f))
-    assert ("/compact" in r.out) == ('"decision":"compact"' in want.out)
+    assert ("/compact now" in r.out) == ('"decision":"compact"' in want.out)
     h = hook("user-prompt-submit", {"transcript_path": str(f)}, tmp_path)
     assert h.status == 0 and h.err == ""
 

@@ -29,11 +29,19 @@ def dollars(x: float) -> str:
     return f"${x:,.2f}" if abs(x) >= 0.1 else f"${x:.3f}"
 
 
+def took(seconds: float) -> str:
+    """How long compacting takes, as the line writes it: seconds under 90, then minutes."""
+    return f"~{seconds:.0f} s" if seconds < 90 else f"~{seconds / 60:.0f} min"
+
+
 def decision_words(obj: dict) -> str:
-    """The decision part the line must show for a --json decision."""
+    """The decision part the line must show for a --json decision (and how long compacting
+    takes, when the profile timed compactions of the agent)."""
     if obj["decision"] == "compact":
-        return SAVES.format(money=dollars(obj["best_benefit"]),
-                            requests=f'{obj["derived"]["R"]:,.0f}')
+        words = SAVES.format(money=dollars(obj["best_benefit"]),
+                             requests=f'{obj["derived"]["R"]:,.0f}')
+        seconds = obj.get("compaction_seconds")
+        return words + (f" · {took(seconds)} to compact" if seconds is not None else "")
     return NOT_YET.format(money=dollars(-obj["best_benefit"]),
                           requests=f'{obj["derived"]["R"]:,.0f}')
 

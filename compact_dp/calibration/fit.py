@@ -18,20 +18,22 @@ if TYPE_CHECKING:
     from typing import Literal, TypedDict
 
     class Shape(TypedDict):
-        """The forecast's figures: the level per format (C), the exponent (a) and the
-        end chance's coefficients (b0, bt, bj)."""
+        """The forecast's figures: the level per format (C), the exponent (a), the end
+        chance's coefficients (b0, bt, bj) and its log error at turn ends (e)."""
 
         C: dict[str, float]
         a: float
         b0: float
         bt: float
         bj: float
+        e: float | None
 
 PRIOR_SESSIONS = 20.0      # how many sessions of evidence the prior is worth
 LEVEL_PRIOR_SESSIONS = 3.0  # ... for the levels: measured (docs/calibrate.md, step 8)
 MOST_WEIGHT = 1e12         # the project weight when projects show no difference at all
 MIN_SLOPE_SESSIONS = 100   # below this a history re-fits the levels only
 EVERY = 10                 # the second set of points: every 10th request
+MAX_GAP = 600.0            # a compaction's gap longer than this waited on someone
 
 
 # --- what compactions left ----------------------------------------------------------------
@@ -54,6 +56,42 @@ def compaction_figures(session: Session) -> list[tuple[float, float, float]]:
             continue
         out.append((float(a.summary), a.left - before, float(a.first_read)))
     return out
+
+
+def timed_compactions(session: Session) -> list[tuple[float, float]]:
+    """(the context's tokens, the seconds it took) of each compaction the session timed:
+    the duration it recorded (Claude Code's ``durationMs``), else, for one the agent
+    started by itself (not ``manual``: a person may wait before typing /compact), the gap
+    from the line before it to its own, when under MAX_GAP.  The context: what the
+    compaction recorded (``preTokens``), else the last prompt before it."""
+    last: dict[int, float] = {}
+    for r in session.requests:
+        if r.usage is not None and not r.side:
+            last[r.segment] = float(r.usage.prompt)
+    out = []
+    for k, m in enumerate(session.marks):
+        seconds = m.seconds
+        if seconds is None and m.trigger != "manual" and m.gap is not None and \
+                0 < m.gap <= MAX_GAP:
+            seconds = m.gap
+        tokens = float(m.pre_tokens) if m.pre_tokens else last.get(k)
+        if seconds is not None and seconds > 0 and tokens is not None:
+            out.append((tokens, float(seconds)))
+    return out
+
+
+def duration_fit(points: list[tuple[float, float]]) -> tuple[float, float] | None:
+    """(seconds at no context, seconds per million tokens): the least-squares line through
+    (tokens, seconds), its slope at least 0 (a larger context never compacts faster)."""
+    if not points:
+        return None
+    n = float(len(points))
+    mx = sum(x for x, _ in points) / n / 1e6
+    my = sum(y for _, y in points) / n
+    sxx = sum((x / 1e6 - mx) ** 2 for x, _ in points)
+    sxy = sum((x / 1e6 - mx) * (y - my) for x, y in points)
+    slope = max(0.0, sxy / sxx) if sxx > 1e-12 else 0.0
+    return max(0.0, my - slope * mx), slope
 
 
 def fresh_prefix(session: Session) -> float | None:
@@ -139,10 +177,12 @@ def fit(sessions: list[Session], prior: Profile | None = None, source: str = "",
     resumed session, whose last request is no end: history.each_request_once)."""
     kept = sorted(sessions, key=lambda s: s.path or "")
     figures: dict[str, list[tuple[float, float, float]]] = {}
+    timed: dict[str, list[tuple[float, float]]] = {}
     prefixes: dict[str, list[float]] = {}
     history: list[tuple[str, list[tuple[int, int, int, bool, bool]]]] = []
     for s in kept:
         figures.setdefault(s.format, []).extend(compaction_figures(s))
+        timed.setdefault(s.format, []).extend(timed_compactions(s))
         history.append((s.format, points(s)))
         fresh = fresh_prefix(s)
         if fresh is not None:
@@ -165,11 +205,14 @@ def fit(sessions: list[Session], prior: Profile | None = None, source: str = "",
         prefix = mine if prior is None or old.prefix is None or mine is None else \
             (len(prefixes[fmt]) * mine + prior_sessions * old.prefix) / \
             (len(prefixes[fmt]) + prior_sessions)
+        base, slope, clocked = _durations(timed.get(fmt, []), old, prior is not None,
+                                          prior_sessions)
         agents[fmt] = AgentFigures(pooled(0, old.summary_tokens), pooled(1, old.after_extra),
                                    pooled(2, old.after_cached), shape["C"].get(fmt, old.level),
                                    n + (old.compactions if prior else 0),
                                    sum(1 for f, _ in history if f == fmt),
-                                   prefix if prefix is not None else old.prefix)
+                                   prefix if prefix is not None else old.prefix,
+                                   base, slope, clocked)
     agents[FALLBACK] = AgentFigures(level=shape["C"].get(FALLBACK, 38.0),
                                     sessions=len(history))
     if prior is None:
@@ -180,14 +223,35 @@ def fit(sessions: list[Session], prior: Profile | None = None, source: str = "",
     else:
         weight = prior.project_weight      # a between-project figure: one history has one
     return Profile(agents, shape["a"], (shape["b0"], shape["bt"], shape["bj"]),
-                   source or count(len(kept), "session"), path=None, project_weight=weight)
+                   source or count(len(kept), "session"), path=None, project_weight=weight,
+                   log_error=shape["e"])
+
+
+def _durations(points: list[tuple[float, float]], old: AgentFigures, pulled: bool,
+               prior_sessions: float) -> tuple[float | None, float | None, int]:
+    """An agent's compaction time (seconds, seconds per million tokens, compactions
+    timed), pulled towards the prior's with ``prior_sessions`` compactions of weight."""
+    mine = duration_fit(points)
+    n = len(points)
+    if not pulled or old.compaction_seconds is None or not old.timed_compactions:
+        if mine is None:
+            return old.compaction_seconds, old.compaction_seconds_per_mtok, \
+                old.timed_compactions
+        return mine[0], mine[1], n
+    before = (old.compaction_seconds, old.compaction_seconds_per_mtok or 0.0)
+    if mine is None:
+        return before[0], before[1], old.timed_compactions
+    k = prior_sessions
+    return ((n * mine[0] + k * before[0]) / (n + k), (n * mine[1] + k * before[1]) / (n + k),
+            n + old.timed_compactions)
 
 
 def _prior_shape(prior: Profile | None) -> Shape | None:
     if prior is None:
         return None
     return {"C": {k: a.level for k, a in prior.agents.items()}, "a": prior.exponent,
-            "b0": prior.end[0], "bt": prior.end[1], "bj": prior.end[2]}
+            "b0": prior.end[0], "bt": prior.end[1], "bj": prior.end[2],
+            "e": prior.log_error}
 
 
 def fit_forecast(history: list[tuple[str, list[tuple[int, int, int, bool, bool]]]],
@@ -257,12 +321,13 @@ def fit_forecast(history: list[tuple[str, list[tuple[int, int, int, bool, bool]]
         b = [base["b0"], base["bt"], base["bj"]]
     else:
         b = [-1.443, -0.771, 0.293]          # nothing to fit on: a neutral-ish guess
-    fitted: Shape = {"C": C, "a": a, "b0": b[0], "bt": b[1], "bj": b[2]}
+    fitted: Shape = {"C": C, "a": a, "b0": b[0], "bt": b[1], "bj": b[2], "e": None}
     if base is None:
+        fitted["e"] = log_error(rows, fitted)
         return fitted
     k, n = prior_sessions, len(history)
     out: Shape = {"C": dict(base["C"]), "a": base["a"], "b0": base["b0"],
-                  "bt": base["bt"], "bj": base["bj"]}
+                  "bt": base["bt"], "bj": base["bj"], "e": base["e"]}
     for key, level in C.items():
         nf = n if key == FALLBACK else count[key]
         if key in base["C"]:
@@ -273,7 +338,26 @@ def fit_forecast(history: list[tuple[str, list[tuple[int, int, int, bool, bool]]
         figure: Literal["a", "b0", "bt", "bj"]
         for figure in ("a", "b0", "bt", "bj"):
             out[figure] = (n * fitted[figure] + k * base[figure]) / (n + k)
+    mine = log_error(rows, out)
+    if mine is not None:
+        out["e"] = mine if base["e"] is None else (n * mine + k * base["e"]) / (n + k)
     return out
+
+
+def log_error(rows: list[tuple[float, str, int, int, int, bool, bool]], shape: Shape
+              ) -> float | None:
+    """The forecast's mean |ln(forecast / what remained)| at the turn ends, each weighted
+    as in the fit (None: no turn end): the error the decision's uncertainty hold uses."""
+    num = den = 0.0
+    C, a = shape["C"], shape["a"]
+    for w, fmt, j, _t, rem, turn, _l in rows:
+        if not turn:
+            continue
+        level = C.get(fmt, C.get(FALLBACK, 38.0))
+        predicted = max(1.0, level * math.exp(a * math.log1p(j)))
+        num += w * abs(math.log(predicted / rem))
+        den += w
+    return num / den if den else None
 
 
 def _sigmoid(z: float) -> float:

@@ -36,15 +36,32 @@ class AgentFigures:
     """One agent's figures (None where nothing was measured)."""
 
     __slots__ = ("summary_tokens", "after_extra", "after_cached", "level", "compactions",
-                 "sessions", "prefix")
+                 "sessions", "prefix", "compaction_seconds", "compaction_seconds_per_mtok",
+                 "timed_compactions")
 
     def __init__(self, summary_tokens: float | None = None, after_extra: float | None = None,
                  after_cached: float | None = None, level: float = 38.0,
-                 compactions: int = 0, sessions: int = 0, prefix: float | None = None):
+                 compactions: int = 0, sessions: int = 0, prefix: float | None = None,
+                 compaction_seconds: float | None = None,
+                 compaction_seconds_per_mtok: float | None = None,
+                 timed_compactions: int = 0):
         self.summary_tokens, self.after_extra = summary_tokens, after_extra
         self.after_cached, self.level = after_cached, level
         self.compactions, self.sessions = compactions, sessions
         self.prefix = prefix        # the fixed prefix of a session that starts afresh
+        # how long a compaction takes: seconds at an empty context, and more per million
+        # tokens of context, from the compactions timed (docs/calibrate.md)
+        self.compaction_seconds = compaction_seconds
+        self.compaction_seconds_per_mtok = compaction_seconds_per_mtok
+        self.timed_compactions = timed_compactions
+
+    def duration(self, tokens: float) -> float | None:
+        """The seconds a compaction of a context of ``tokens`` is expected to take (None:
+        none was timed)."""
+        base, slope = self.compaction_seconds, self.compaction_seconds_per_mtok
+        if base is None or not self.timed_compactions:
+            return None
+        return max(0.0, base + (slope or 0.0) * max(0.0, tokens) / 1e6)
 
     def as_dict(self) -> dict[str, object]:
         return {name: getattr(self, name) for name in self.__slots__}
@@ -55,12 +72,16 @@ class Profile:
 
     def __init__(self, agents: dict[str, AgentFigures], exponent: float,
                  end: tuple[float, float, float], source: str, fitted: str = "",
-                 path: str | None = None, project_weight: float | None = None):
+                 path: str | None = None, project_weight: float | None = None,
+                 log_error: float | None = None):
         self.agents, self.exponent, self.end = agents, exponent, end
         self.source, self.fitted, self.path = source, fitted, path
         # the level's weight against a project's own sessions, in their Σ (j + 1)^a (None:
         # the built-in profile's, for a profile written before it was measured)
         self.project_weight = project_weight
+        # the forecast's mean |ln(forecast / what came)| at the turn ends it was fitted on
+        # (None: not measured): the uncertainty the decision holds a compaction within
+        self.log_error = log_error
 
     def agent(self, format: str) -> AgentFigures:
         return self.agents.get(format) or self.agents.get(FALLBACK) or AgentFigures()
@@ -76,6 +97,7 @@ class Profile:
             "exponent": self.exponent, "end_chance": list(self.end)}
         if self.project_weight is not None:
             out["project_weight"] = self.project_weight
+        out["log_error"] = self.log_error
         out["agents"] = {k: a.as_dict() for k, a in sorted(self.agents.items())}
         return out
 
@@ -96,7 +118,7 @@ class Profile:
         for name, entry in entries.items():
             figures = {k: _number(entry[k], f"{name}.{k}", *RANGES[k])
                        for k in AgentFigures.__slots__ if entry.get(k) is not None}
-            for k in ("compactions", "sessions"):
+            for k in ("compactions", "sessions", "timed_compactions"):
                 if k in figures:
                     figures[k] = int(figures[k])
             agents[name] = AgentFigures(**figures)  # type: ignore[arg-type]
@@ -105,16 +127,20 @@ class Profile:
         if not isinstance(source, str) or not isinstance(fitted, str):
             raise ValueError("source, fitted: not text")
         weight = data.get("project_weight")
+        log_error = data.get("log_error")
         return cls(agents, _number(data.get("exponent"), "exponent", 0.0, 1.0), (b0, bt, bj),
                    source, fitted, path,
-                   None if weight is None else _number(weight, "project_weight", 0.0))
+                   None if weight is None else _number(weight, "project_weight", 0.0),
+                   None if log_error is None else _number(log_error, "log_error", 0.0))
 
 
 # what each agent figure may be: tokens and counts are never negative, a level is positive
 RANGES: dict[str, tuple[float, float]] = {
     "summary_tokens": (0.0, math.inf), "after_extra": (-math.inf, math.inf),
     "after_cached": (0.0, math.inf), "level": (1e-300, math.inf),
-    "compactions": (0.0, math.inf), "sessions": (0.0, math.inf), "prefix": (0.0, math.inf)}
+    "compactions": (0.0, math.inf), "sessions": (0.0, math.inf), "prefix": (0.0, math.inf),
+    "compaction_seconds": (0.0, math.inf), "compaction_seconds_per_mtok": (0.0, math.inf),
+    "timed_compactions": (0.0, math.inf)}
 
 
 def _number(x: object, what: str, lo: float = -math.inf, hi: float = math.inf) -> float:

@@ -21,6 +21,10 @@ from .search import (
     prefix_sums,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .wait import Outlook, Pause, Uncertainty, Wait
+
 END_LIKELY = 0.5        # from this chance that the turn now starting is the last, guard
 
 
@@ -50,6 +54,13 @@ class Weighing:
         self.kept_tokens = 0                    # tokens in that aligned window
         self.target_turns: int | None = None    # turn-keep
         self.ending: Ending | None = None       # the near-end guard's figures, if asked
+        # the schedule (core.wait), when the forecast asked for it: what it was asked with,
+        # the moment worth waiting for, the uncertainty hold, what compacting before a
+        # pause would save
+        self.outlook: Outlook | None = None
+        self.wait: Wait | None = None
+        self.uncertainty: Uncertainty | None = None
+        self.pause: Pause | None = None
 
     def __repr__(self) -> str:
         return (f"Weighing(model={self.model.name!r}, lines={self.lines}, keep={self.keep}, "
@@ -84,7 +95,8 @@ def decide_conversation(values: dict[str, AwkValue], conv: Conversation, model: 
                         *, whole: bool = False, p_write: float | None = None,
                         cold: bool = False, horizon: tuple[float, str] | None = None,
                         unit: str = "line", words: dict[str, str] | None = None,
-                        end_chance: float | None = None) -> Weighing:
+                        end_chance: float | None = None, outlook: Outlook | None = None
+                        ) -> Weighing:
     """The decision: the lines to keep (0 = do not compact), with every number behind it.
 
     ``whole``: the agent keeps no message when it compacts (Claude Code), so only *whether*
@@ -93,12 +105,47 @@ def decide_conversation(values: dict[str, AwkValue], conv: Conversation, model: 
     ``horizon``: R and its source, when a forecast replaces E × L (core.horizon).
     ``unit``: what the conversation is made of, in words; ``words``: where the caller's M
     came from.  ``end_chance``: the chance that the turn now starting is the session's last
-    (with a forecast); see ``hold_near_end``.
+    (with a forecast); see ``hold_near_end``.  ``outlook``: what the schedule weighs
+    waiting with (core.wait; with a forecast, for the cache-aware model).
     """
     dec = _decide(values, conv, model, whole, p_write, cold, horizon, unit, words)
     if end_chance is not None and dec.derived is not None and dec.terms is not None:
         hold_near_end(dec, end_chance)
+    if outlook is not None and model.cache_aware and dec.derived is not None and \
+            dec.terms is not None:
+        weigh_waiting(dec, outlook)
     return dec
+
+
+def weigh_waiting(dec: Weighing, outlook: Outlook) -> None:
+    """With a forecast, the cache-aware model's schedule (core.wait): a compaction whose
+    gain is inside the forecast's error is held; so is one that a later moment is expected
+    to beat (a turn end, the agent's own compaction) even at the forecast's high end; on a
+    warm cache, what compacting
+    before a pause would save, and — when the advice is "not yet" — the moment before the
+    cache goes cold as the one worth waiting for."""
+    from . import wait
+    d, t = dec.derived, dec.terms
+    assert d is not None and t is not None
+    dec.outlook = outlook
+    now = dec.best_benefit
+    sigma = outlook.log_error
+    if sigma is not None and sigma > 0 and now > 0:
+        dec.uncertainty = u = wait.uncertainty(d, dec.model, t.k, t.K, sigma)
+        u.held = dec.compact and not u.benefit > 0
+        if u.held:
+            dec.compact, dec.keep = False, 0
+    if dec.whole and now > 0:
+        dec.wait = w = wait.later(d, now, outlook)
+        if w is not None and dec.compact and wait.beyond_doubt(d, dec.model, outlook):
+            w.held = True
+            dec.compact, dec.keep = False, 0
+    dec.pause = wait.pause(d, now, outlook)
+    e = dec.ending
+    if dec.pause is not None and not dec.compact and dec.wait is None and \
+            not (e is not None and e.held):
+        dec.wait = wait.Wait(wait.BEFORE_COLD, dec.pause.saving,
+                             seconds=dec.pause.if_idle_seconds)
 
 
 def hold_near_end(dec: Weighing, chance: float) -> None:

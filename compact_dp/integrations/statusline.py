@@ -4,8 +4,9 @@ Claude Code runs the command after every assistant message with JSON on stdin: t
 transcript's path, the model, the context's use, and (in recent versions) the prompt
 cache's state.  The line says whether compacting now pays and how much, how full the
 context is, and whether the cache is warm (with the time left) or cold.  It contains the
-text ``/compact`` exactly when ``compact-dp --json TRANSCRIPT`` decides ``compact``: the
-decision is the same library call with the same defaults.
+text ``/compact now`` exactly when ``compact-dp --json TRANSCRIPT`` decides ``compact``: the
+decision is the same library call with the same defaults.  When it does not, it may say what
+to wait for, and what compacting first would save before a pause past the cache's TTL.
 
 It must never get in Claude Code's way: it always prints one line and exits 0, reads the
 transcript incrementally (sessions.incremental), stops working after a time budget and
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import time
 
+from ..core.wait import AUTO
 from ..environment import Env
 from ..views.words import duration
 from ..views.words import tokens as tokens_text
@@ -159,21 +161,43 @@ def cache_part(status: dict[str, object], question: Question | None, paint: Pain
 
 
 def decision_part(decision: Weighing, paint: Painter) -> str:
-    """Contains "/compact" exactly when the decision is compact; a saving is said with the
-    requests it is expected over."""
+    """Contains "/compact now" exactly when the decision is compact; a saving is said
+    with the requests it is expected over, and how long compacting takes; "not yet" with
+    what to wait for."""
     over = f" over ~{requests_text(decision.derived.R)} more requests" \
         if decision.derived is not None else ""
+    o = decision.outlook
     if decision.compact:
-        return paint(f"/compact now saves ~{money_text(decision.best_benefit)}{over}",
+        took = f" · ~{duration(o.compaction_seconds)} to compact" \
+            if o is not None and o.compaction_seconds is not None else ""
+        return paint(f"/compact now saves ~{money_text(decision.best_benefit)}{over}{took}",
                      BOLD, GREEN)
     benefit = decision.best_benefit
     if decision.terms is None or benefit != benefit or benefit < -1e17:
         return paint("no compaction to weigh yet", DIM)
-    e = decision.ending
+    e, u, w = decision.ending, decision.uncertainty, decision.wait
     if e is not None and e.held:
         return paint("not yet: this may be the last turn, too short to pay back", DIM)
+    if u is not None and u.held:
+        return paint(f"not yet: ~{money_text(benefit)} is within the forecast's error", DIM)
+    if w is not None and w.held:
+        more = f"saves ~{money_text(w.expected_benefit)} more"
+        n = requests_text(w.requests or 0.0)
+        return paint(f"not yet: the agent's own compaction in ~{n} requests {more}"
+                     if w.until == AUTO else f"not yet: a later turn end (~{n} requests on) "
+                     f"{more}", DIM)
     return paint(f"not yet: compacting would lose {money_text(-benefit)}{over}"
                  if benefit < 0 else "not yet", DIM)
+
+
+def pause_part(decision: Weighing, paint: Painter) -> str | None:
+    """"away > 4m? /compact first saves ~$2.10": what compacting before a pause past the
+    cache's TTL would save, when the advice is not to compact now (None: nothing)."""
+    p = decision.pause
+    if p is None or decision.compact:
+        return None
+    return paint(f"away > {duration_text(p.if_idle_seconds)}? /compact first saves "
+                 f"~{money_text(p.saving)}", YELLOW)
 
 
 def requests_text(R: float) -> str:
@@ -212,6 +236,9 @@ def status_line(status: dict[str, object], environ: Mapping[str, str], now: floa
     parts = []
     if decision is not None:
         parts.append(decision_part(decision, paint))
+        pause = pause_part(decision, paint)
+        if pause:
+            parts.append(pause)
     ctx = context_part(status if isinstance(status, dict) else {}, session, paint)
     if ctx:
         parts.append(ctx)

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..calibration.project import History
+    from ..question import Question
     from ..sessions.normalised import Session, State
     from ..sessions.reader import LineReader
     from ..sessions.recorder import Recorder
@@ -121,19 +122,32 @@ def moments(path: str, fmt: str, every: int | None = None) -> list[Moment]:
     return out
 
 
-def realized(setting: Setting, points: list[tuple[int, str]]) -> list[float]:
+def realized(setting: Setting, points: list[tuple[int, str]],
+             early: dict[int, float] | None = None) -> list[float]:
     """What compacting once at each point really saved over the recorded session, the
     agent compacting by itself at its threshold all the same: billed comparable dollars
-    (input and summaries) without it, less with it."""
+    (input and summaries) without it, less with it.  ``early``: a turn end's compaction
+    made at that moment (the end of the turn before, ahead of a pause) rather than when
+    the next request is sent."""
     from .engine import Replay
     from .policies import SchedulePolicy
 
     def cost(at: set[tuple[int, str]]) -> float:
-        replay = Replay(setting, SchedulePolicy(at, auto=True), setting.events)
+        replay = Replay(setting, SchedulePolicy(at, auto=True, at=early), setting.events)
         replay.run()
         return replay.spent
     base = cost(set())
     return [base - cost({p}) for p in points]
+
+
+def paused(question: Question) -> float | None:
+    """When the turn before a point ended, if the user then paused past the cache's TTL
+    (the point's cache is cold): the moment the status line would have offered to compact
+    first (None: no pause)."""
+    cache = question.cache
+    if cache is None or cache.last is None or not cache.cold:
+        return None
+    return cache.last
 
 
 def backtest_session(path: str, environ: Mapping[str, str], every: int | None = None,
@@ -174,13 +188,30 @@ def backtest_session(path: str, environ: Mapping[str, str], every: int | None = 
         d, t = answer.decision, answer.decision.terms
         if d.derived is None or t is None:
             continue
-        rows.append({"request": m.index, "kind": m.kind, "time": m.time,
-                     "forecast": d.derived.R, "horizon": d.derived.sources.get("R", ""),
-                     "remaining": n - m.index, "predicted": t.billed,
-                     "benefit": d.best_benefit, "compact": d.compact})
+        when = paused(question) if m.kind == "turn" else None
+        row: dict[str, Any] = {
+            "request": m.index, "kind": m.kind, "time": m.time, "forecast": d.derived.R,
+            "horizon": d.derived.sources.get("R", ""), "remaining": n - m.index,
+            "predicted": t.billed, "benefit": d.best_benefit, "compact": d.compact,
+            "wait": d.wait.until if d.wait is not None and d.wait.held else None,
+            "paused_at": when, "pause_saving": None, "pause_predicted": None}
+        if when is not None:
+            before, _ = decide_session(m.session, Options(environ=environ, now=when))
+            p, bt = before.decision.pause, before.decision.terms
+            if p is not None and bt is not None:
+                row["pause_saving"] = p.saving
+                row["pause_predicted"] = bt.billed + p.rewrite
+        rows.append(row)
     saved = realized(setting, [(r["request"], r["kind"]) for r in rows])
     for r, x in zip(rows, saved):
         r["realized"] = x
+    early = [r for r in rows if r["paused_at"] is not None]
+    first = realized(setting, [(r["request"], r["kind"]) for r in early],
+                     {r["request"]: r["paused_at"] for r in early})
+    for r in rows:
+        r["pause_realized"] = None
+    for r, x in zip(early, first):
+        r["pause_realized"] = x
     runs: dict[str, dict[str, Any]] = {
         str(s["policy"]): s for s in
         (run.summary() for run in replay_session(setting, policies or POLICIES))}
@@ -249,7 +280,25 @@ def score(rows: list[Doc]) -> Doc:
         "dollars_spearman": spearman(said, got),
         "compact_advice": len(advised),
         "compact_advice_paid": (sum(1 for r in advised if r["realized"] > 0) / len(advised)
-                                if advised else None)}}
+                                if advised else None),
+        **pause_score(rows)}}
+
+
+def pause_score(rows: list[Doc]) -> Doc:
+    """The pause advice at the turn ends a pause past the TTL really followed: how many,
+    where it was given (compacting first would have saved), the share of those where
+    compacting first at the turn's end really saved, and the dollars it predicted (billed:
+    ① − ② − ③ + ⓪ and the re-write avoided) against what that really saved."""
+    points = [r for r in rows if r.get("paused_at") is not None]
+    given = [r for r in points if r.get("pause_predicted") is not None]
+    said = [r["pause_predicted"] for r in given]
+    got = [r["pause_realized"] for r in given]
+    ratios = [p / g for p, g in zip(said, got) if g > 0]
+    return {"pause_points": len(points), "pause_advice": len(given),
+            "pause_advice_paid": (sum(1 for g in got if g > 0) / len(given)
+                                  if given else None),
+            "pause_dollars_median_ratio": median(ratios),
+            "pause_dollars_spearman": spearman(said, got)}
 
 
 def compare(runs: dict[str, Doc]) -> Doc:
@@ -304,7 +353,8 @@ def totals(results: list[Doc]) -> Doc:
              if "recorded" in r]
     hindsight = sum(r["hindsight"]["compactions"] for r in runs if "hindsight" in r)
     beats = [res.get("dp_beats_thresholds") for res in long if "dp_beats_thresholds" in res]
-    return {"sessions": len([r for r in results if "points" in r]), **score(rows),
+    done = [res for res in results if "points" in res]
+    return {"sessions": len(done), **score(rows), **schedule_totals(done),
             "long_sessions": len(long),
             "dp_hindsight_share_median": by_objective[0],
             "dp_hindsight_share_sum": by_objective[1],
@@ -316,3 +366,18 @@ def totals(results: list[Doc]) -> Doc:
                 if hindsight else None),
             "dp_beats_thresholds_share": (sum(1 for b in beats if b) / len(beats)
                                           if beats else None)}
+
+
+def schedule_totals(results: list[Doc]) -> Doc:
+    """How often dp compacted against the best schedule in hindsight (Σ compactions over
+    the sessions), and the share of sessions where dp cost more than what was recorded
+    (comparable dollars)."""
+    both = [res["policies"] for res in results
+            if "dp" in res.get("policies", {}) and "hindsight" in res["policies"]]
+    dp = sum(p["dp"]["compactions"] for p in both)
+    best = sum(p["hindsight"]["compactions"] for p in both)
+    worse = [p for p in both if "recorded" in p and
+             p["dp"]["comparable_cost"] > p["recorded"]["comparable_cost"]]
+    return {"dp_compactions": dp, "hindsight_compactions": best,
+            "dp_compactions_vs_hindsight": dp / best if best else None,
+            "dp_worse_than_recorded_share": len(worse) / len(both) if both else None}

@@ -156,6 +156,12 @@ class Replay:
     def compactions(self) -> int:
         return len(self.result.compactions)
 
+    @property
+    def context_requests(self) -> int:
+        """The requests made since this run's context began (its last compaction)."""
+        done = self.result.compactions
+        return self.requests - (done[-1].before if done else 0)
+
     # --- running ---------------------------------------------------------------------------
 
     def run(self, resume: Position | None = None) -> Run:
@@ -232,7 +238,7 @@ class Replay:
     def _offer(self, decision: Compact | None, request: Request) -> None:
         if decision is not None and (decision.keep < self.context.count or
                                      self.setting.whole and self.context.count):
-            self._compact(request, decision.keep, decision.forced)
+            self._compact(request, decision.keep, decision.forced, at=decision.at)
 
     def _arrive(self, i: int) -> None:
         kinds = self.setting.session.kinds
@@ -263,17 +269,18 @@ class Replay:
             self._compact(request, 0, decision.forced)
 
     def summary_bill(self, request: Request, keep: int = 0, recorded: Request | None = None,
-                     boundary: Compaction | None = None, as_recorded: bool = False
-                     ) -> Billed:
+                     boundary: Compaction | None = None, as_recorded: bool = False,
+                     at: float | None = None) -> Billed:
         """The summary request a compaction now would make, keeping the last ``keep``
         messages (nothing changes): it runs on the model the conversation was using, at
-        the moment of the compaction, and reads what that model's cache holds."""
+        the moment of the compaction (``at``, else when the next request is sent), and
+        reads what that model's cache holds."""
         s = self.setting
         model = recorded.llm if recorded is not None and recorded.llm else \
             self.last_llm if boundary is not None and self.last_llm else request.llm
         time = recorded.time if recorded is not None and recorded.time is not None \
             else boundary.time if boundary is not None and boundary.time is not None \
-            else request.sent
+            else at if at is not None else request.sent
         if recorded is not None and recorded.usage is not None:
             u = recorded.usage                 # the recorded summary request, as billed
             return self._charge(self.compactions, time, model, u.prompt, u.read, u.ttl,
@@ -288,13 +295,13 @@ class Replay:
 
     def _compact(self, request: Request, keep: int, forced: bool,
                  recorded: Request | None = None, boundary: Compaction | None = None,
-                 as_recorded: bool = False) -> None:
+                 as_recorded: bool = False, at: float | None = None) -> None:
         """A summary request over the context, then keep its last ``keep`` messages; only
         what the compaction leaves is still cached.  ``as_recorded``: another policy
         taking the recorded compaction, billed and left as the recorded policy's."""
         s = self.setting
         count = self.context.count
-        billed = self.summary_bill(request, keep, recorded, boundary, as_recorded)
+        billed = self.summary_bill(request, keep, recorded, boundary, as_recorded, at)
         dropped = self.context.dropped(keep)
         self.caches[s.cache_key(billed.llm)] = Cache(billed.prompt, billed.time, billed.ttl)
         self.context.keep_last(keep)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from ..agents import REQUEST
 from ..core.awkvalue import AwkValue
 from ..core.decision import turn_keep
+from ..core.wait import Outlook
 from ..engine import Ask, PolicyAsk, answer
 from ..errors import UsageError
 from ..sessions.normalised import USER, Request
@@ -61,6 +62,9 @@ if TYPE_CHECKING:
         @property
         def compactions(self) -> int: ...
 
+        @property
+        def context_requests(self) -> int: ...
+
         def conversation(self) -> Conversation: ...
 
         def prefix_now(self, request: Request) -> float: ...
@@ -71,12 +75,13 @@ if TYPE_CHECKING:
 
 
 class Compact:
-    """A policy's answer: compact now, keeping the last ``keep`` messages (0: none)."""
+    """A policy's answer: compact now, keeping the last ``keep`` messages (0: none);
+    ``at``: the moment of the summary request (None: when the next request is sent)."""
 
-    __slots__ = ("keep", "forced")
+    __slots__ = ("keep", "forced", "at")
 
-    def __init__(self, keep: int, forced: bool = False):
-        self.keep, self.forced = keep, forced
+    def __init__(self, keep: int, forced: bool = False, at: float | None = None):
+        self.keep, self.forced, self.at = keep, forced, at
 
 
 class Policy:
@@ -151,8 +156,18 @@ def ask_decision(replay: State, request: Request, policy: PolicyAsk | None = Non
     horizon = s.forecast(replay.requests) if s.forecast is not None else None
     ending = s.ender(replay.turns + turn_end, replay.requests) if s.ender is not None \
         else None
+    outlook = None
+    if s.outlook is not None:
+        o = s.outlook
+        # the growth as the status line reads it: what the context holds, less what the
+        # last compaction left, over the requests since (the cache's state does not
+        # change an answer, only what the views say: it is left out)
+        left = s.after.left - s.V0 if replay.compactions else 0.0
+        growth = max(0.0, conv.total - left) / max(1, replay.context_requests)
+        outlook = Outlook(growth, o.auto, o.hold, o.retention, o.log_error,
+                          requests=replay.requests, exponent=o.exponent)
     ask = Ask(s.model, v, policy, whole=s.whole, p_write=p_write, cold=cold, horizon=horizon,
-              end_chance=ending)
+              end_chance=ending, outlook=outlook)
     return answer(ask, conv)
 
 
@@ -250,15 +265,20 @@ class ThresholdPolicy(Policy):
 
 class SchedulePolicy(Policy):
     """Compact exactly at the given points: (request index, "turn", "recorded" — where
-    the recording compacted, as it did — or "request"); with
-    ``auto``, also wherever the agent compacts by itself (its threshold)."""
+    the recording compacted, as it did — or "request"); with ``auto``, also wherever the
+    agent compacts by itself (its threshold); ``at``: the moment of a turn end's
+    compaction, where it is not when the next request is sent (the end of the turn before,
+    ahead of a pause)."""
 
     def __init__(self, points: set[tuple[int, str]], name: str = "schedule",
-                 auto: bool = False):
+                 auto: bool = False, at: dict[int, float] | None = None):
         self.points, self.name, self.auto = points, name, auto
+        self.at = at or {}
 
     def at_turn_end(self, replay: State, request: Request) -> Compact | None:
-        return Compact(0) if (replay.index, "turn") in self.points else None
+        if (replay.index, "turn") not in self.points:
+            return None
+        return Compact(0, at=self.at.get(replay.index))
 
     def at_recorded(self, replay: State, request: Request) -> Compact | None:
         return Compact(0) if (replay.index, "recorded") in self.points else None

@@ -158,6 +158,7 @@ def setting_for(session: Session, params: Mapping[str, object], model: Model, wh
     setting.forecast = question.forecaster()
     setting.known = known_figures(session, question, setting.V0, env)
     setting.ender = question.ender()
+    setting.outlook = question.ask.outlook
     setting.groups = shared_caches(setting)
     setting.events = recorded_events(setting)
     return setting

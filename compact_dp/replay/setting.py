@@ -16,6 +16,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from ..core.wait import Outlook
     from .bill import SessionFiles
 
 
@@ -81,6 +82,9 @@ class Setting:
         # (first request index, S and what compactions left), in order
         self.known: list[tuple[int, dict[str, float]]] = []
         self.ender: Callable[[float, float], float] | None = None    # the end chance
+        # the decision's schedule (core.wait), when it has one: what it is asked with
+        # besides the replay's own state (the growth, the cache)
+        self.outlook: Outlook | None = None
 
     def lookups(self) -> tuple[dict[int, Compaction], set[int], dict[int, list[float]]]:
         """What every run looks up as it goes, worked out once for the session (hindsight

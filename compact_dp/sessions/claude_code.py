@@ -154,7 +154,8 @@ class ClaudeCodeReader(LineReader):
         side = sidechain and not self.sidechains
         if kind == "system":
             if get("subtype") == "compact_boundary" and not side:
-                self.rec.compaction(time, compaction_mark(get("compactMetadata")))
+                self.rec.compaction(time, compaction_mark(get("compactMetadata")),
+                                    self.gap() if time is not None else None)
                 self.after_boundary = True
             elif get("subtype") == "api_error" and not side:
                 self._unanswered()

@@ -177,7 +177,7 @@ class CodexReader(LineReader):
         """A `compacted` line and its `context_compacted` event, in either order and with
         nothing between them, are one compaction."""
         if not self.fresh_compaction:
-            self.rec.compaction(time)
+            self.rec.compaction(time, None, self.gap() if time is not None else None)
         self.run_start = None
         self.fresh_compaction = True
 

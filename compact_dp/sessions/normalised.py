@@ -167,18 +167,22 @@ class Aftermath:
 class Mark:
     """What a compaction recorded of itself (Claude Code's ``compactMetadata``): what set it
     off (``auto`` or ``manual``), the context's tokens when it did, how long it took, and
-    how many messages it kept (``preservedSegment``; 0: none); None where not recorded."""
+    how many messages it kept (``preservedSegment``; 0: none); None where not recorded.
+    ``gap``: the seconds from the line before it to its own (the agent's clock; every
+    format), what a compaction the agent started by itself took when no duration says."""
 
-    __slots__ = ("trigger", "pre_tokens", "seconds", "kept")
+    __slots__ = ("trigger", "pre_tokens", "seconds", "kept", "gap")
 
     def __init__(self, trigger: str | None = None, pre_tokens: int | None = None,
-                 seconds: float | None = None, kept: int | None = None):
+                 seconds: float | None = None, kept: int | None = None,
+                 gap: float | None = None):
         self.trigger, self.pre_tokens, self.seconds, self.kept = (trigger, pre_tokens,
                                                                    seconds, kept)
+        self.gap = gap
 
     def __repr__(self) -> str:
         return (f"Mark(trigger={self.trigger!r}, pre_tokens={self.pre_tokens}, "
-                f"seconds={self.seconds}, kept={self.kept})")
+                f"seconds={self.seconds}, kept={self.kept}, gap={self.gap})")
 
 
 class Session:
@@ -199,6 +203,7 @@ class Session:
         self.users_v2: list[int] | None = None  # bash-agent: v2's user-line test
         # totals: every shape
         self.request_count = 0
+        self.live_request_count = 0             # ... of them since the last compaction
         self.compaction_count = 0
         self.user_turns = 0                     # human turns in the whole file
         self.last_kind: str | None = None       # the kind of the file's last message
@@ -238,7 +243,8 @@ class Session:
         self.writes_5m = self.writes_1h = 0
         self.marks: list[Mark] = []             # per compaction, as ``aftermath``
 
-    TOTALS = ("format", "request_count", "compaction_count", "user_turns", "has_usage",
+    TOTALS = ("format", "request_count", "live_request_count", "compaction_count",
+              "user_turns", "has_usage",
               "input_tokens", "output_tokens", "llms", "llm", "last_times",
               "recorded_ttl", "live_start", "live_messages", "live_tokens",
               "live_user_count", "token_source", "prefix", "segment_prefixes",
@@ -251,7 +257,8 @@ class Session:
         out = {name: getattr(self, name) for name in self.TOTALS}
         out["aftermath"] = [(a.summary, a.left, a.first_prompt, a.first_read)
                             for a in self.aftermath]
-        out["marks"] = [(m.trigger, m.pre_tokens, m.seconds, m.kept) for m in self.marks]
+        out["marks"] = [(m.trigger, m.pre_tokens, m.seconds, m.kept, m.gap)
+                        for m in self.marks]
         last = self.last_request
         out["last_request"] = None if last is None else (last.seen, last.time, last.llm)
         return out
@@ -304,7 +311,7 @@ class Session:
         s = cls(format, path)
         s.kinds, s.tokens, s.requests = kinds, tokens, requests
         s.nbytes = [0] * len(kinds)
-        s.request_count = len(requests)
+        s.request_count = s.live_request_count = len(requests)
         s.user_turns = s.live_user_count = sum(1 for k in kinds if k == USER)
         s.live_messages, s.live_tokens = len(kinds), sum(tokens)
         s.last_request = requests[-1] if requests else None

@@ -25,7 +25,7 @@ class LineReader:
     format = ""
     unit = "line(s)"                      # what a skipped count counts, in words
     FIELDS: ClassVar[tuple[str, ...]] = ("skipped", "recognised", "seen_lines", "session_id",
-                                         "cwd", "started", "window", "now", "version",
+                                         "cwd", "started", "window", "now", "previous", "version",
                                          "windows", "auto_limit", "write_counts")
 
     def __init__(self, tokens: str = "auto", keep: bool = True) -> None:
@@ -42,17 +42,23 @@ class LineReader:
         self.version: str | None = None       # the agent's version (the last one named)
         self.write_counts = True              # its usage counts cache writes apart
         self.now: float | None = None         # the time of the line being read
+        self.previous: float | None = None    # ... of the line with a time before it
 
     def where(self, session_id: object, cwd: object, time: float | None) -> None:
         """Note a line's session id, working folder and time (``now``: the latest)."""
         if time is not None:
-            self.now = time
+            self.previous, self.now = self.now, time
         if self.session_id is None and isinstance(session_id, str) and session_id:
             self.session_id = session_id
         if isinstance(cwd, str) and cwd:
             self.cwd = cwd
         if self.started is None and time is not None:
             self.started = time
+
+    def gap(self) -> float | None:
+        """The seconds from the line before to the line being read (None: unknown)."""
+        now, before = self.now, self.previous
+        return None if now is None or before is None else now - before
 
     def skip_bad_line(self) -> None:
         """A line that is not JSON."""

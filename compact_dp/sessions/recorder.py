@@ -44,7 +44,7 @@ class Recorder:
         "request_count", "usage_count", "input_tokens", "output_tokens", "llms", "llm",
         "last", "last_times", "ttl", "user_messages", "turn_events", "live_start",
         "live_users", "live_user_list", "aftermath", "seeking", "sides", "waiting",
-        "last_kind", "peaks", "passed", "last_main", "writes", "marks")
+        "last_kind", "peaks", "passed", "last_main", "writes", "marks", "segment_start")
 
     def __init__(self, format: str, tokens: str = "auto", keep: bool = True):
         self.format, self.keep = format, keep
@@ -81,6 +81,7 @@ class Recorder:
         self.last_main: list[int] | None = None
         self.writes = [0, 0]
         self.marks: list[list[Any]] = []
+        self.segment_start = 0                   # the requests made before the live context
         # told before every message and request: ``message(kind)``, ``request(seen, time,
         # sent)`` (backtest copies the state there)
         self.watcher: Any = None
@@ -166,14 +167,17 @@ class Recorder:
         if self.keep:
             self.touches.append((self.request_count + (self.open is not None), time))
 
-    def compaction(self, time: float | None, mark: list[Any] | None = None) -> None:
+    def compaction(self, time: float | None, mark: list[Any] | None = None,
+                   gap: float | None = None) -> None:
         """A compaction at ``time``; ``mark``: what it recorded of itself (trigger, the
-        context's tokens, seconds, messages kept: normalised.Mark)."""
+        context's tokens, seconds, messages kept: normalised.Mark); ``gap``: the seconds
+        since the line before it."""
         self._close()
         self._flush(sides=False)             # no side request across a compaction
         self.sizer.compaction()
         self.aftermath.append([None, None, None])
-        self.marks.append(mark if mark is not None else [None, None, None, None])
+        self.marks.append((mark if mark is not None else [None, None, None, None]) + [gap])
+        self.segment_start = self.request_count
         self.seeking = True
         self.live_start = self.sizer.n
         self.live_users = 0
@@ -272,6 +276,7 @@ class Recorder:
             s.compactions = [Compaction(at, time) for at, time in self.compactions]
             s.touches = list(self.touches)
         s.request_count = self.request_count
+        s.live_request_count = self.request_count - self.segment_start
         s.compaction_count = len(self.aftermath)
         s.user_turns = self.turn_events or self.user_messages
         s.last_kind = self.last_kind

@@ -16,7 +16,7 @@ from ..core.search import BenefitCurve, candidate_bounds, prefix_sums
 from ..environment import Env
 from ..sessions.normalised import Session
 from .console import buffered_console, fitted_table, text_of
-from .words import count, duration, money, reason
+from .words import count, duration, money, reason, wait_words
 from .words import lines as counted
 
 TYPE_CHECKING = False
@@ -101,6 +101,7 @@ def derived_lines(dec: Weighing) -> list[tuple[str, str, str]]:
         held = "; so not now" if e.held else ""
         lines += [("end", f"{e.chance:.0%}", f"chance the turn now starting is the last "
                    f"(about {e.requests:,.0f} calls); the compaction pays back {pays}{held}")]
+    lines += schedule_lines(dec)
     if d.Q is not None:
         lines += [("Q", f"{d.Q:g}", f"quality penalty: {src.get('Q', '')}"),
                   ("M", f"{d.M:,.6g}", f"context window: {src.get('M', '')}")]
@@ -115,6 +116,37 @@ def derived_lines(dec: Weighing) -> list[tuple[str, str, str]]:
                    "int(NR × (1 − min_keep_ratio) + 0.5), at most NR (v4.2)")]
     size_rule = "(bytes + 3) // 4 + 1 each" if dec.unit == "line" else "sized as above"
     lines += [("T", f"{d.T:,}", f"tokens in {d.NR:,} {dec.unit}s, {size_rule}")]
+    return lines
+
+
+def schedule_lines(dec: Weighing) -> list[tuple[str, str, str]]:
+    """(name, value, where from) of the schedule (core.wait): the growth it expects, the
+    uncertainty hold, the moment worth waiting for, the pause, how long compacting takes."""
+    o = dec.outlook
+    if o is None:
+        return []
+    lines = [("growth", f"{o.growth:,.0f}", "tokens the context grows a request: what it "
+              "holds, less what a compaction left, over the requests since")]
+    u = dec.uncertainty
+    if u is not None:
+        held = "; so not now" if u.held else ""
+        lines.append(("σ", f"{u.log_error:.2f}", f"the forecast's measured log error: with "
+                      f"R × e^−σ = {u.requests:,.4g} calls the net benefit is "
+                      f"{money(u.benefit)}{held}"))
+    w = dec.wait
+    if w is not None:
+        held = "; so not now" if w.held else ""
+        lines.append(("wait", w.until, f"{wait_words(w)}: {money(w.expected_benefit)} more "
+                      f"than compacting now is expected{held}"))
+    p = dec.pause
+    if p is not None:
+        lines.append(("pause", money(p.saving), "what compacting now saves if the next "
+                      f"request comes after the cache goes cold (in "
+                      f"{duration(p.if_idle_seconds)}): it avoids re-writing "
+                      f"{money(p.rewrite)} of context"))
+    if o.compaction_seconds is not None:
+        lines.append(("compacting", f"~{duration(o.compaction_seconds)}",
+                      f"how long a compaction takes: {o.compaction_source}"))
     return lines
 
 
@@ -321,7 +353,7 @@ def cache_effect(dec: Weighing, state: str | None) -> str:
                    else "."))
     return (f"{head}: the summary request reads V + H from the cache; once it "
             f"expires the next request re-writes V + T = {d.V + d.T:,.0f} tokens "
-            f"({money(rewrite)}) whether or not it compacts.")
+            f"({money(rewrite)}) unless it compacts first.")
 
 
 def _alignment_note(dec: Weighing) -> str:

@@ -77,6 +77,8 @@ def to_dict(dec: Weighing, policy: PolicyResult | None = None,
         e = dec.ending
         out["ending"] = {"chance": number(e.chance), "requests": number(e.requests),
                          "pays_back_after": e.pays_back_after, "held": e.held}
+    if dec.outlook is not None:
+        out.update(schedule_record(dec))
     out["decision"] = "compact" if dec.compact else "skip"
     out["reason"] = reason(dec)
     if policy is not None:
@@ -87,6 +89,30 @@ def to_dict(dec: Weighing, policy: PolicyResult | None = None,
     if session is not None:
         out["session"] = session
     return out
+
+
+def schedule_record(dec: Weighing) -> dict[str, object]:
+    """The schedule's fields (core.wait; docs/output.md): ``wait``, ``uncertainty``,
+    ``pause`` (null where there is none) and ``compaction_seconds``."""
+    o = dec.outlook
+    assert o is not None
+    w, u, p = dec.wait, dec.uncertainty, dec.pause
+    return {
+        "wait": None if w is None else {
+            "until": w.until, "expected_benefit": number(w.expected_benefit),
+            "requests": None if w.requests is None else number(w.requests),
+            "seconds": None if w.seconds is None else number(w.seconds),
+            "value_now": None if w.now is None else number(w.now),
+            "value_then": None if w.then is None else number(w.then), "held": w.held},
+        "uncertainty": None if u is None else {
+            "log_error": number(u.log_error), "requests_low": number(u.requests),
+            "benefit_low": number(u.benefit), "held": u.held},
+        "pause": None if p is None else {
+            "saving": number(p.saving), "rewrite": number(p.rewrite),
+            "if_idle_seconds": number(p.if_idle_seconds)},
+        "compaction_seconds": None if o.compaction_seconds is None else
+        number(o.compaction_seconds),
+        "growth": number(o.growth)}
 
 
 def document(body: dict[str, object]) -> dict[str, object]:

@@ -11,6 +11,11 @@ import math
 from ..core.decision import Weighing
 from ..core.policy import PolicyResult
 from ..core.search import NO_CANDIDATE, break_even_calls
+from ..core.wait import AUTO, BEFORE_COLD, TURN_END
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..core.wait import Wait
 
 
 def money(x: float) -> str:
@@ -69,6 +74,26 @@ def reason(decision: Weighing, policy: PolicyResult | None = None) -> str:
     return text
 
 
+def wait_words(w: Wait) -> str:
+    """When the moment worth waiting for comes, in words."""
+    n = w.requests or 0.0
+    if w.until == AUTO:
+        return f"the agent's own compaction comes in about {n:,.0f} requests"
+    if w.until == TURN_END:
+        return f"the best plan compacts at a turn end about {n:,.0f} requests on"
+    return f"before the cache goes cold, in {duration(w.seconds or 0.0)}"
+
+
+def before_cold(dec: Weighing) -> str:
+    """The sentence for the wait before the cache goes cold ("" when there is none)."""
+    w, p = dec.wait, dec.pause
+    if w is None or w.until != BEFORE_COLD or p is None:
+        return ""
+    return (f" If the next request comes after the cache goes cold (in "
+            f"{duration(p.if_idle_seconds)}), compacting before then saves "
+            f"{money(p.saving)}.")
+
+
 def _decision_reason(dec: Weighing, printed: bool = True) -> str:
     if dec.lines == 0:
         return "skip: the conversation is empty."
@@ -99,7 +124,7 @@ def _decision_reason(dec: Weighing, printed: bool = True) -> str:
                      f"{d.R:,.4g} are expected")
         else:
             text += "; more LLM calls would not make it pay off"
-        return text + "."
+        return text + "." + before_cold(dec)
     e = dec.ending
     if e is not None and e.held:
         pays = "never pays back" if e.pays_back_after is None else \
@@ -108,6 +133,17 @@ def _decision_reason(dec: Weighing, printed: bool = True) -> str:
                 f"LLM calls expected, but the turn now starting is likely the last "
                 f"({e.chance:.0%}); it makes about {e.requests:,.0f} and the compaction "
                 f"{pays}.")
+    u = dec.uncertainty
+    if u is not None and u.held:
+        low = "gain nothing" if u.benefit == 0 else f"lose {money(-u.benefit)}"
+        return (f"skip: {what} would save {money(dec.best_benefit)} over the {d.R:,.4g} "
+                f"LLM calls expected, but that is within the forecast's error: with "
+                f"{u.requests:,.4g} (R × e^−{u.log_error:.2f}, its measured log error) it "
+                f"would {low}." + before_cold(dec))
+    w = dec.wait
+    if w is not None and w.held:
+        return (f"skip: {what} would save {money(dec.best_benefit)}, but waiting is "
+                f"expected to save {money(w.expected_benefit)} more: {wait_words(w)}.")
     if dec.whole:
         return (f"compact: summarise the whole history ({dec.total_tokens:,} tokens); net "
                 f"benefit {money(dec.best_benefit)}.")
