@@ -8,9 +8,12 @@ target in one ``os.replace``: a crash leaves the old file or the new one, never 
 from __future__ import annotations
 
 import os
-import shutil
 
 from .errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def make_folder_for(path: str, may_make: tuple[str, ...], option: str, dry_run: bool = False,
@@ -59,8 +62,34 @@ def write_atomic(path: str, data: str | bytes, mode: int | None = None) -> None:
         if mode is not None:
             os.chmod(tmp, mode)
         elif os.path.exists(path):
+            import shutil  # (not on the status line's path: it imports re)
             shutil.copymode(path, tmp)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def save_cache(file: str, value: Any, backup: bool = False) -> bool:
+    """A cache (marshal's bytes) replaced whole, for its owner only (mode 600, in a
+    folder of mode 700), the one it replaces kept as ``.bak`` with ``backup``.  A cache
+    is never worth an error: any failure leaves the old file and says False."""
+    import marshal
+    tmp = f"{file}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(file), mode=0o700, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            marshal.dump(value, f)
+        if backup and os.path.exists(file):
+            os.replace(file, file + ".bak")
+        os.replace(tmp, file)
+        return True
+    except (OSError, ValueError):
+        return False
+    finally:
+        if os.path.exists(tmp):
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass

@@ -304,23 +304,8 @@ def _load(file: str, root: str) -> dict[str, Any]:
 def _save(file: str, root: str, files: dict[str, Any]) -> None:
     """Write the cache atomically (mode 600), the one it replaces kept as ``.bak``; any
     failure leaves the old one."""
-    tmp = f"{file}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(file), mode=0o700, exist_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            marshal.dump({"version": CACHE_VERSION, "root": root, "files": files}, f)
-        if os.path.exists(file):
-            os.replace(file, file + ".bak")
-        os.replace(tmp, file)
-    except OSError:
-        pass
-    finally:
-        if os.path.exists(tmp):
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+    from ..files import save_cache
+    save_cache(file, {"version": CACHE_VERSION, "root": root, "files": files}, backup=True)
 
 
 def project_history(path: str, fmt: str, cwd: str | None, environ: Mapping[str, str],

@@ -110,24 +110,11 @@ def _save(file: str, saved: State) -> None:
     """Atomically replace the state file (mode 600); any failure (a full disk, the status
     line's time running out mid-write) leaves the old state or none, and no temporary
     file.  A new state first prunes the old ones."""
-    tmp = f"{file}.{os.getpid()}.tmp"
-    try:
-        folder = os.path.dirname(file)
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        if not os.path.exists(file):
-            prune(folder)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            marshal.dump(saved, f)
-        os.replace(tmp, file)
-    except OSError:
-        pass
-    finally:
-        if os.path.exists(tmp):
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+    from ..files import save_cache
+    folder = os.path.dirname(file)
+    if not os.path.exists(file) and os.path.isdir(folder):
+        prune(folder)
+    save_cache(file, saved)
 
 
 def prune(folder: str, days: float = PRUNE_DAYS, now: float | None = None) -> int:
