@@ -476,14 +476,16 @@ def claude_with_side_files(folder, sid: str = "4f00d1e5-0000-4000-8000-000000000
 
 
 def claude_turns(turns: list[int], first: int = 9000, grow: int = 700,
-                 **kw) -> ClaudeSession:
+                 away: dict[int, float] | None = None, **kw) -> ClaudeSession:
     """A session of ``len(turns)`` human turns of ``turns[i]`` requests each (tool calls,
     then a reply), two seconds apart: the first prompt writes ``first`` tokens, each
     later one reads the whole last prompt from the cache and writes ``grow`` more, and
-    nothing is uncached — a bill simple enough to work out by hand."""
+    nothing is uncached — a bill simple enough to work out by hand.  ``away``: seconds
+    of nothing before turn i."""
     s = ClaudeSession(**kw)
     prompt = 0
     for t, n in enumerate(turns):
+        s.pause((away or {}).get(t, 0.0))
         s.user(f"task {t}: " + "please do it " * 20)
         for i in range(n):
             new = first if prompt == 0 else prompt + grow

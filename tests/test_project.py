@@ -21,7 +21,7 @@ from compact_dp.replay.compare import like_with_like
 from compact_dp.sessions.read import read_session
 
 from .conftest import ROOT, TRANSCRIPTS, run_main
-from .session_fixtures import T0, ClaudeSession, CodexRollout, text, tool_use
+from .session_fixtures import T0, ClaudeSession, CodexRollout, claude_turns, text
 
 HOUR = 3600.0
 LEVEL, EXPONENT, WEIGHT = 2.0, 0.5, 4.0        # the test profile's forecast
@@ -54,21 +54,9 @@ def claude_at(hours: float, turns: list[int], sid: str, pauses: dict[int, float]
               ) -> ClaudeSession:
     """A Claude Code session that begins ``hours`` after T0: human turns of ``turns[i]``
     requests each, two seconds a line; ``pauses``: hours away before turn i."""
-    s = ClaudeSession(session_id=sid, ids=sid)
-    s.pause(hours * HOUR)
-    prompt = 0
-    for t, n in enumerate(turns):
-        s.pause((pauses or {}).get(t, 0.0) * HOUR)
-        s.user(f"task {t}: " + "please do it " * 20)
-        for i in range(n):
-            new = 9000 if prompt == 0 else prompt + 700
-            last = i == n - 1
-            s.response([text("done " * 30) if last else tool_use(f"t{t}.{i}", "ls")],
-                       (0, new - prompt, prompt))
-            prompt = new
-            if not last:
-                s.tool_result(f"t{t}.{i}", "out " * 50)
-    return s
+    away = {t: h * HOUR for t, h in (pauses or {}).items()}
+    away[0] = away.get(0, 0.0) + hours * HOUR
+    return claude_turns(turns, away=away, session_id=sid, ids=sid)
 
 
 def write(folder: Path, name: str, session: ClaudeSession | CodexRollout,
