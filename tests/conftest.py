@@ -41,7 +41,11 @@ NO_SHARED = f"needs {SHARED} (real data read in place; absent in a lone clone)"
 #   one anybody reproduces with HYPOTHESIS_PROFILE=ci — and no example database (a fresh
 #   clone has none to keep); ``make test`` stays under two minutes on two cores;
 # * thorough: 400 examples each, for a long look before a release.
-QUICK = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+# Each is built on Hypothesis's own ``default`` profile, never on the one loaded: where $CI
+# is set, Hypothesis loads its built-in ``ci`` (derandomized, no database) at import, and a
+# ``dev`` built on that would be derandomized too.
+QUICK = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow],
+         "parent": settings.get_profile("default")}
 settings.register_profile("dev", max_examples=60, **QUICK)
 settings.register_profile("ci", max_examples=60, derandomize=True, database=None,
                           print_blob=True, **QUICK)
