@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from compact_dp.core.models import MODEL_TABLE
 from compact_dp.sessions.read import read_session
 
-from .conftest import INPUTS, run_main, write
+from .conftest import INPUTS, ROOT, run_main, write
 from .session_fixtures import (
     OPENAI_MESSAGES,
     ClaudeSession,
@@ -457,3 +457,13 @@ def test_absurd_token_counts_and_times_count_as_nothing(value, tmp_path):
     data = "\n".join(lines).replace('"input_tokens":9000', f'"input_tokens":{value}')
     f = write(tmp_path, data + "\n", "rollout.jsonl")
     assert run_main("replay", "--json", str(f)).status == 0
+
+
+@pytest.mark.parametrize("argv", [[], ["replay"]], ids=["decision", "replay"])
+def test_a_bad_cache_ttl_is_one_line_before_any_reading(argv):
+    """--cache-ttl is checked where it is given, by the decision and by replay alike (replay
+    once took it on to a worker, which failed on the first request)."""
+    r = run_main(*argv, "--cache-ttl", "t=1", str(ROOT / "examples" / "claude-code.jsonl"))
+    assert r.status == 2 and r.out == ""
+    assert r.err == "compact-dp: error: --cache-ttl: 't=1' is not a TTL " \
+                    "(5m, 1h, 30m or seconds)\n"

@@ -161,6 +161,12 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
     if tokens not in TOKEN_MODES:
         raise UsageError(f"--tokens: {tokens!r} is not one of usage, bytes (or auto)")
     price, cache_ttl = given.pop("price", None), given.pop("cache_ttl", None)
+    if cache_ttl is not None:                    # as the decision checks it, before reading
+        from ..pricing.table import parse_ttl
+        try:
+            parse_ttl(cache_ttl)
+        except ValueError as e:
+            raise UsageError(f"--cache-ttl: {e}") from None
     auto = auto_compact_of(given.pop("auto_compact_tokens", None))
     params = {k: v for k, v in given.items() if k in BY_AWK}
     native_values(params, env.environ)          # bad values fail before any reading
