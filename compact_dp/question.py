@@ -262,12 +262,21 @@ def session_world(session: Session, options: Options, given: Mapping[str, object
 
 def profile_figures(session: Session, profile: Profile, V: float | None
                      ) -> dict[str, tuple[float, str]]:
-    """S and what a compaction leaves, from what real sessions of this agent showed."""
+    """S and what a compaction leaves, from what real sessions of this agent showed; a
+    profile that saw no compaction of this agent knows no summary, and the agent's own
+    size stands in (agents.py), never bash-agent's 500 tokens: with it, a Codex session
+    held out of the profile compacted a 20k context into a "500-token" summary that
+    left 24k, 18 times."""
     figures = profile.agent(session.format)
     out: dict[str, tuple[float, str]] = {}
     name = f"{session.format} sessions ({profile.source})"
     if figures.summary_tokens is not None:
         out["S"] = (figures.summary_tokens, f"the median summary of {name}")
+    else:
+        seed = agent_of(session.format).seed_summary
+        if seed is not None:
+            out["S"] = (seed, f"{session.format}'s summaries (format default: "
+                        f"{profile.source} saw no compaction)")
     if figures.after_extra is not None and V is not None:
         left = V + figures.after_extra
         out["after_tokens"] = (left, f"V + {figures.after_extra:,.0f}: what compactions "
@@ -276,6 +285,18 @@ def profile_figures(session: Session, profile: Profile, V: float | None
             out["after_cached"] = (min(left, figures.after_cached),
                                    f"what was still cached after them in {name}")
     return out
+
+
+UNMEASURED_AFTER = "V + S: the summary replaces the history (nothing measured what a " \
+    "compaction leaves)"
+
+
+def unmeasured_after(V: float, S: float) -> float:
+    """What a compaction leaves where nothing measured it, for the cache-aware model: the
+    fixed prefix and the summary, which every later request reads (the core's own
+    reading of an unmeasured compaction, that the summary costs them nothing, is the seed
+    models', v3.0.7's to the bit)."""
+    return V + S
 
 
 def session_question(session: Session, options: Options) -> Question:
@@ -323,6 +344,11 @@ def session_question(session: Session, options: Options) -> Question:
                 given[name] = value
                 sourced[name] = (PROFILE, words)
     values = native_values(given, env)
+    if measured and "after_tokens" not in given and \
+            not env.get(BY_AWK["after_tokens"].env or ""):
+        given["after_tokens"] = unmeasured_after(values["V"].num, values["S"].num)
+        sourced["after_tokens"] = (DEFAULT, UNMEASURED_AFTER)
+        values = native_values(given, env)
     sources: dict[str, Sourced] = {}
     for name in SHOWN:
         origin, words = sourced.get(name, (DEFAULT, "default"))

@@ -341,7 +341,8 @@ def test_xdg_config_home_moves_the_users_profile(home, tmp_path):
 def test_a_figure_comes_from_the_caller_the_session_the_env_the_profile_the_default(
         origin, tmp_path):
     """S: given > what the session recorded > DP_S > the profile (what real sessions of
-    the agent showed) > the documented default."""
+    the agent showed) > the agent's own summaries (a profile that saw no compaction of
+    the agent: never bash-agent's 500-token default)."""
     from compact_dp import api
     data = (claude_session() if origin == "session" else claude_turns([3, 4])).text()
     path = tmp_path / "profile.json"
@@ -354,11 +355,14 @@ def test_a_figure_comes_from_the_caller_the_session_the_env_the_profile_the_defa
     (tmp_path / "s.jsonl").write_bytes(data)
     own = read_session([str(tmp_path / "s.jsonl")]).summary_tokens
     S = {"given": 123.0, "session": own, "env": 777.0, "profile": 1000.0,
-         "default": 500.0}[origin]
+         "default": 8000.0}[origin]
     words = {"given": "given", "session": "from the session", "env": "env DP_S",
-             "profile": "a test profile", "default": "default"}[origin]
+             "profile": "a test profile", "default": "format default"}[origin]
     assert obj["session"]["summary_tokens"] == S and own != 1000.0
     assert words in obj["session"]["sources"]["S"]
+    if origin == "default":          # nothing measured what a compaction leaves: V + S
+        assert obj["derived"]["X"] == S
+        assert obj["session"]["sources"]["after_tokens"].startswith("V + S")
 
 
 def test_the_status_line_uses_the_users_profile(home):
@@ -408,3 +412,28 @@ def test_explain_names_the_profile_a_figure_came_from(tmp_path):
 def test_explain_names_the_forecast_and_its_profile(tmp_path):
     out, R = explained_line(tmp_path, "R")
     assert "E × L" not in R and "(j + 1)" in out and "a test profile" in R
+
+
+def test_replays_decision_before_the_first_compaction_knows_only_the_agents_figures(
+        tmp_path):
+    """A session whose one compaction comes late, with a profile that saw no compaction of
+    the agent: before it, replay's dp knows no summary of its own, so it weighs the
+    agent's summaries and V + S (as the decision would), never 500 tokens that cost the
+    later requests nothing; after it, the session's own."""
+    from compact_dp.core.models import get_model
+    from compact_dp.replay.run import setting_for
+    from compact_dp.sessions.read import read_session
+
+    from .session_fixtures import turns_session
+    path = tmp_path / "profile.json"
+    path.write_text(json.dumps({**a_profile(), "agents": {"claude-code": {"level": 9.0}}}))
+    f = tmp_path / "s.jsonl"
+    f.write_bytes(turns_session([[900] * 3] * 4, compacted=3).text())
+    session = read_session([str(f)])
+    setting = setting_for(session, {}, get_model("cache-clock"), True, 0, None, None,
+                          {"COMPACT_DP_PROFILE": str(path)})
+    (first, before), *later = setting.known
+    assert first == 0 and before["S"] == 8000.0
+    assert before["after_tokens"] == setting.V0 + 8000.0
+    own = session.aftermath[0]
+    assert later and later[-1][1]["after_tokens"] == own.left

@@ -690,3 +690,38 @@ def test_a_sub_agent_file_beside_sessions_is_billed_with_the_one_it_names_even_a
     agent.response([text("and found")], (3, 20, 500), sidechain=True)
     (tmp_path / "agent-a1b2.jsonl").write_bytes(agent.text())
     assert agent_requests("s-1") == 2 and agent_requests("s-2") == 0
+
+
+def test_a_recorded_break_costs_another_context_the_same_share(tmp_path):
+    """A Codex turn whose fourth request read only half of what a warm cache holds (a
+    break).  A policy whose context is still the recorded one reads what the recording
+    read; one that compacted first (a smaller context) loses the same share of its own
+    warm cache there, neither all of it (no break) nor a cap in tokens."""
+    from .session_fixtures import blocks
+    s = CodexRollout()
+    s.context()
+    s.user("turn 0: " + "go on " * 20)
+    prompt = 30000
+    for _ in range(3):
+        s.tool_request(prompt, blocks(prompt - 2000), "x" * 8000)
+        prompt += 2000
+    s.reply(prompt, blocks(prompt - 2000), "done")
+    s.user("turn 1: " + "go on " * 20)
+    warm = blocks(prompt)
+    s.tool_request(prompt + 2000, warm // 2, "x" * 8000)         # the break
+    s.reply(prompt + 4000, blocks(prompt + 2000), "done")
+    session = read_session([str(write(tmp_path, s.text()))])
+    setting = setting_for(session, {"max_context": "200000"}, get_model("cache-clock"),
+                          True, 0, None, None, {})
+    j = 4
+    assert list(setting.events.ceiling) == [j]
+    kept = setting.events.kept[j]
+    assert kept == pytest.approx((warm // 2) / warm)
+    never = Replay(setting, make_policy("never"), setting.events).run()
+    assert never.requests[j].read == warm // 2                   # as recorded
+    early = Replay(setting, make_policy("threshold:15"), setting.events).run()
+    assert early.compactions and early.requests[j].prompt < session.requests[j].usage.prompt
+    from compact_dp.replay.setting import Events
+    own = Replay(setting, make_policy("threshold:15"), Events()).run().requests[j].read
+    assert 0 < own < warm // 2                 # its warm cache: less than the cap in tokens
+    assert early.requests[j].read == pytest.approx(own * kept)

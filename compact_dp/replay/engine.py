@@ -348,7 +348,12 @@ class Replay:
         if j in events.late:      # the cache answered past its TTL, up to what it read then
             read = min(readable(cache, None, prompt, prices), events.late[j])
         if j in events.ceiling:
-            read = min(read, events.ceiling[j])
+            # a break: the recorded context reads what the recording read; another
+            # context loses the same share of its warm cache (an absolute cap would bill
+            # a larger context's surplus as a miss at every break, a third of a Codex
+            # rollout's requests, and spare a smaller one every break)
+            read = min(read, events.ceiling[j]) if not self.diverged else \
+                read * events.kept[j]
         if j in events.extend and read > 0:
             read = min(prompt, read + events.extend[j])
         if j in events.floor:
@@ -465,6 +470,7 @@ def recorded_events(setting: Setting) -> Events:
             continue
         if billed.read > u.read + BREAK_TOLERANCE:
             events.ceiling[billed.index] = float(u.read)
+            events.kept[billed.index] = u.read / billed.read
         elif billed.read == 0 < u.read and (first or u.read <= setting.recorded_prefix(request)):
             events.floor[billed.index] = float(u.read)
         elif billed.read == 0 < u.read:

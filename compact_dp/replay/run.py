@@ -60,7 +60,7 @@ def known_figures(session: Session, question: Question, V0: float,
     stays given): the replayed decision must not know a summary still to come.  As
     (first request index, figures), in order."""
     from ..core.params import native_values
-    from ..question import SESSION, compaction_stats, profile_figures
+    from ..question import SESSION, compaction_stats, profile_figures, unmeasured_after
     from ..sessions.normalised import Aftermath
     learned = [name for name in ("S", "after_tokens", "after_cached")
                if name in question.sources and question.sources[name].origin == SESSION]
@@ -72,8 +72,13 @@ def known_figures(session: Session, question: Question, V0: float,
 
     def figures(aftermath: list[Aftermath]) -> dict[str, float]:
         known = compaction_stats(aftermath)
-        return {name: known.get(name, fallback.get(name, defaults[name].num))
-                for name in learned}
+        out: dict[str, float] = {
+            name: known.get(name, fallback.get(name, defaults[name].num)) for name in learned}
+        if "after_tokens" in out and "after_tokens" not in known and \
+                "after_tokens" not in fallback:     # as the question fills it
+            S = out.get("S", question.ask.values["S"].num)
+            out["after_tokens"] = unmeasured_after(V0, S)
+        return out
     requests = session.requests
     firsts = [next((j for j, r in enumerate(requests) if r.seen > c.at), len(requests))
               for c in session.compactions]      # the first request after each compaction

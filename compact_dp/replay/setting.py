@@ -35,10 +35,13 @@ class Aftermath:
 class Events:
     """Recorded cache events at each request: a break caps reads, an outside cache gives
     a minimum of reads, an extension adds reads to a warm cache's, a late hit finds an
-    expired cache still answering."""
+    expired cache still answering.  A break is kept twice: what the recording read, for
+    a context that is still the recorded one, and the share of a warm cache's reads it
+    kept, for one that is not (see Replay._bill)."""
 
     def __init__(self) -> None:
         self.ceiling: dict[int, float] = {}
+        self.kept: dict[int, float] = {}
         self.floor: dict[int, float] = {}
         self.extend: dict[int, float] = {}
         self.late: dict[int, float] = {}
