@@ -162,7 +162,7 @@ def backtest_session(path: str, environ: Mapping[str, str], every: int | None = 
     if not agent.whole or not session.has_usage:
         raise FormatError(f"{path}: backtest needs a Claude Code or Codex session with "
                           "recorded usage")
-    model = model_named(environ.get("COMPACT_DP_MODEL") or agent.model)
+    model = model_named(None, environ, agent.model)
     started = session.started if session.started is not None else next(
         (r.time for r in session.requests if r.time is not None), None)
     # replay's dp and hindsight's penalties: the project as it stood when the session began
