@@ -27,12 +27,15 @@ if TYPE_CHECKING:
 _BY_OPTION = {p.option.replace("-", "_"): p.awk for p in PARAMS}
 
 
-def model_named(name: str | Model | None, environ: Mapping[str, str] | None = None) -> Model:
-    """The model asked for: by name, else COMPACT_DP_MODEL, else the default."""
+def model_named(name: str | Model | None, environ: Mapping[str, str] | None = None,
+                fallback: str | None = None) -> Model:
+    """The model asked for: by name, else COMPACT_DP_MODEL, else ``fallback`` (the agent's
+    model), else the default — the one home of this rule."""
     if isinstance(name, Model):
         return name
     if not name and environ is not None:
         name = environ.get("COMPACT_DP_MODEL") or None
+    name = name or fallback
     return get_model(name) if name else DEFAULT_MODEL
 
 

@@ -303,7 +303,7 @@ def session_question(session: Session, options: Options) -> Question:
     """The question for a session (the module docstring says where each part comes from)."""
     env = options.environ
     agent = agent_of(session.format)
-    chosen = model_named(options.model or env.get("COMPACT_DP_MODEL") or agent.model)
+    chosen = model_named(options.model, env, agent.model)
     profile = load_profile(env)
     given = awk_names(options.params)
     sourced = {name: (GIVEN, "given") for name in given}

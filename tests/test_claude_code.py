@@ -311,11 +311,13 @@ def test_a_reader_error_met_while_resuming_surfaces_rather_than_restarting_forev
     import compact_dp.sessions.incremental as inc
     from compact_dp.sessions import read
 
+    feed_block = read.feed_block
+
     def buggy(reader, block, markers):            # a reader bug on one line
         if not isinstance(block, read.LongLine) and b"BUG" in block:
             raise TypeError("the reader's bug")
-        read.feed_block(reader, block, markers)
-    monkeypatch.setattr(inc, "feed_block", buggy)
+        feed_block(reader, block, markers)
+    monkeypatch.setattr(read, "feed_block", buggy)
     monkeypatch.setattr(inc, "chunks", lambda f, head: read.chunks(f, head, 4096))
     f = tmp_path / "t.jsonl"
     whole = (EXAMPLES / "claude-code.jsonl").read_bytes()

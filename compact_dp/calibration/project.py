@@ -188,12 +188,11 @@ def read_past(path: str, fmt: str | None = None, progress: dict[str, Any] | None
     from ..errors import CompactDpError
     from ..sessions.read import (
         BOM,
-        CLAUDE_MARKERS,
         HEAD,
         chunks,
-        feed_block,
+        feed_lines,
         finished,
-        line_blocks,
+        markers_of,
         reader_class,
         reader_for,
     )
@@ -221,21 +220,20 @@ def read_past(path: str, fmt: str | None = None, progress: dict[str, Any] | None
             turn_seen = progress["turn_seen"]
         watch = _Watch(reader.rec, times, turns, turn_seen)
         reader.rec.watcher = watch
-        markers = CLAUDE_MARKERS if found == "claude-code" else None
         f.seek(offset)
         rest: list[bytes] = []
         start = offset
         try:
-            for block in line_blocks(chunks(f, b""), rest):
-                feed_block(reader, block, markers)
-                offset += block.length if not isinstance(block, bytes) else len(block)
+            for taken in feed_lines(reader, chunks(f, b""), rest):
+                offset += taken
                 if deadline is not None and offset - start >= STEP and \
                         time.monotonic() > deadline:
                     reader.rec.watcher = None
                     return None, {"format": found, "offset": offset, "times": watch.times,
                                   "turns": watch.turns, "turn_seen": watch.turn_seen,
                                   "reader": reader.state()}
-            session = finished(reader, b"".join(rest), markers, path, found, sniffed=True)
+            session = finished(reader, b"".join(rest), markers_of(found), path, found,
+                               sniffed=True)
         except (CompactDpError, OSError, RecursionError, ValueError, KeyError, TypeError):
             return None, None
         finally:

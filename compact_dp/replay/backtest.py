@@ -98,24 +98,16 @@ class _Watching:
 
 def moments(path: str, fmt: str, every: int | None = None) -> list[Moment]:
     """The session as compact-dp would have seen it at each point (read once)."""
-    from ..sessions.read import (
-        CLAUDE_MARKERS,
-        chunks,
-        feed_block,
-        finish_tail,
-        line_blocks,
-        reader_for,
-    )
+    from ..sessions.read import chunks, feed_lines, finish_tail, markers_of, reader_for
 
     reader = reader_for(fmt, keep=False)
     watch = _Watching(reader.rec, reader, every)
     reader.rec.watcher = watch
-    markers = CLAUDE_MARKERS if fmt == "claude-code" else None
     rest: list[bytes] = []
     with open(path, "rb") as f:               # the lines as the reading takes them
-        for block in line_blocks(chunks(f, b""), rest):
-            feed_block(reader, block, markers)
-    finish_tail(reader, b"".join(rest), markers)
+        for _ in feed_lines(reader, chunks(f, b""), rest):
+            pass
+    finish_tail(reader, b"".join(rest), markers_of(fmt))
     out = []
     for index, kind, time, state in watch.moments:
         out.append(Moment(index, kind, time, type(reader).from_state(state).session(path)))
@@ -170,7 +162,7 @@ def backtest_session(path: str, environ: Mapping[str, str], every: int | None = 
     if not agent.whole or not session.has_usage:
         raise FormatError(f"{path}: backtest needs a Claude Code or Codex session with "
                           "recorded usage")
-    model = model_named(environ.get("COMPACT_DP_MODEL") or agent.model)
+    model = model_named(None, environ, agent.model)
     started = session.started if session.started is not None else next(
         (r.time for r in session.requests if r.time is not None), None)
     # replay's dp and hindsight's penalties: the project as it stood when the session began

@@ -90,8 +90,7 @@ def replay_file(path: str, options: Options, detail: bool = True,
     if options.select is not None and not options.select.admits(project, date):
         return {"session": path, "left_out": True}
     agent = agent_of(session.format)
-    model = options.model or model_named(options.environ.get("COMPACT_DP_MODEL") or
-                                         agent.model)
+    model = model_named(options.model, options.environ, agent.model)
     if model.turn_keep:
         raise UsageError("replay's dp policy needs a cost model, not turn-keep")
     keep = agent.keep if options.keep == "auto" else options.keep

@@ -30,13 +30,11 @@ from ..errors import InputError
 from .normalised import Session
 from .read import (
     BOM,
-    CLAUDE_MARKERS,
     HEAD,
-    LongLine,
     chunks,
-    feed_block,
+    feed_lines,
     finished,
-    line_blocks,
+    markers_of,
     read_session,
     reader_class,
     reader_for,
@@ -204,12 +202,10 @@ def _read_from(f: IO[bytes], path: str, file: str, st: os.stat_result, tokens: s
         reader = reader_class(found).from_state(saved["reader"])
         offset, resumed = saved["offset"], True
     f.seek(offset)
-    markers = CLAUDE_MARKERS if found == "claude-code" else None
     rest: list[bytes] = []                      # a line not finished yet
     start, stopped = offset, False
-    for block in line_blocks(chunks(f, b""), rest):
-        feed_block(reader, block, markers)
-        offset += block.length if isinstance(block, LongLine) else len(block)
+    for taken in feed_lines(reader, chunks(f, b""), rest):
+        offset += taken
         if deadline is not None and time.monotonic() > deadline:
             stopped = True
             break
@@ -223,6 +219,6 @@ def _read_from(f: IO[bytes], path: str, file: str, st: os.stat_result, tokens: s
                      "tokens": tokens, "afresh": afresh, "reader": reader.state()})
     if stopped:
         return Reading(None, read, resumed, offset, st.st_size)
-    session = finished(reader, b"".join(rest), markers, path, found,
+    session = finished(reader, b"".join(rest), markers_of(found), path, found,
                        sniffed=format == "auto")          # the state is saved already
     return Reading(session, read, resumed, offset, st.st_size)

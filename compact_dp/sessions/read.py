@@ -8,6 +8,8 @@ all — most lines are progress events.
 
 from __future__ import annotations
 
+import sys
+
 from ..core.scan import CHUNK, open_source
 from ..errors import FormatError, InputError, NotASession, UsageError
 from .normalised import MAX_LINE, Session
@@ -17,7 +19,7 @@ from .sniff import FORMATS, claude_code_bookkeeping, sniff
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator
+    from collections.abc import Iterable, Iterator
     from typing import IO
 
     from .reader import LineReader
@@ -128,6 +130,38 @@ def line_spans(data: Iterable[bytes], rest: list[bytes], limit: int = MAX_LINE
     if long:                              # an unterminated line past the limit
         rest.clear()
         yield LongLine(long + held)
+
+
+def feed_lines(reader: LineReader, data: Iterable[bytes], rest: list[bytes]
+               ) -> Iterator[int]:
+    """The one reading loop: every whole line of ``data`` fed to ``reader`` (a Claude Code
+    line only if it can be conversation), yielding the bytes each block took; ``rest`` ends
+    holding the unterminated tail.  A ``FastClaudeCodeReader`` is fed orjson's values —
+    known by its class, looked for only once its module is loaded (orjson is an import the
+    status line must not pay)."""
+    markers = markers_of(reader.format)
+    fast = sys.modules.get("compact_dp.sessions.fast")
+    if fast is not None:
+        from .fast import FastClaudeCodeReader
+        from .fast import feed_block as fast_block
+        if isinstance(reader, FastClaudeCodeReader):
+            for span in line_spans(data, rest):
+                if isinstance(span, LongLine):
+                    reader.skip_long_line()
+                    yield span.length
+                else:
+                    block, start, stop = span
+                    fast_block(reader, block, start, stop)
+                    yield stop - start
+            return
+    for line_block in line_blocks(data, rest):
+        feed_block(reader, line_block, markers)
+        yield line_block.length if isinstance(line_block, LongLine) else len(line_block)
+
+
+def markers_of(format: str) -> tuple[bytes, ...] | None:
+    """What a line of ``format`` names if it can be conversation (None: any line can)."""
+    return CLAUDE_MARKERS if format == "claude-code" else None
 
 
 def line_blocks(data: Iterable[bytes], rest: list[bytes], limit: int = MAX_LINE
@@ -288,21 +322,10 @@ def _jsonl(reader: LineReader, stream: IO[bytes], head: bytes, name: str, sniffe
         except LINE_ERRORS:
             reader.skip_malformed()
         return finished(reader, b"", None, name, format, sniffed)
-    markers = CLAUDE_MARKERS if format == "claude-code" else None
     rest: list[bytes] = []
-    fast_block: Callable[..., None] | None = None
-    if hasattr(reader, "feed_orjson"):
-        from .fast import feed_block as fast_block
-    if fast_block is not None:
-        for span in line_spans(chunks(stream, head), rest):
-            if isinstance(span, LongLine):
-                feed_block(reader, span, markers)
-            else:
-                fast_block(reader, *span)
-    else:
-        for block in line_blocks(chunks(stream, head), rest):
-            feed_block(reader, block, markers)
-    return finished(reader, b"".join(rest), markers, name, format, sniffed)
+    for _ in feed_lines(reader, chunks(stream, head), rest):
+        pass
+    return finished(reader, b"".join(rest), markers_of(format), name, format, sniffed)
 
 
 def _one_object_per_line(head: bytes) -> bool:
