@@ -853,3 +853,17 @@ def test_hooks_read_a_long_transcript_across_calls_and_say_nothing_meanwhile(
     assert all(r.status == 0 and r.err == "" for r in outs)
     assert outs[0].out == ""
     assert bool(outs[-1].out) == (decision_of(f) == "compact")
+
+
+def test_a_transcript_shorter_than_the_check_is_read_again_from_its_state(tmp_path):
+    """The status line's reader saves a checksum of the last bytes it read (CHECK of them);
+    a transcript shorter than that — a new session of one snapshot line — is resumed from
+    its state as well, not refused ("Invalid argument" from a seek before the start)."""
+    from compact_dp.sessions.incremental import CHECK, read_incremental
+    path = tmp_path / "new.jsonl"
+    path.write_bytes(b'{"type":"file-history-snapshot"}\n')
+    assert path.stat().st_size < CHECK
+    first = read_incremental(str(path), str(tmp_path / "cache"))
+    again = read_incremental(str(path), str(tmp_path / "cache"))
+    assert first.session is not None and again.session is not None
+    assert again.resumed and again.bytes_read == 0 and again.session.requests == []

@@ -387,3 +387,29 @@ def test_a_sub_agents_file_alone_is_refused_in_one_line(tmp_path):
 
 def test_timestamps_of_the_fixture_are_what_stamp_says():
     assert parse_time(stamp(3723.5)) == START + 3723.5
+
+
+@pytest.mark.parametrize("kinds", [("file-history-snapshot",), ("progress",),
+                                   ("file-history-snapshot", "progress", "queue-operation")])
+def test_a_new_transcript_of_only_bookkeeping_lines_is_a_claude_code_session(kinds, tmp_path):
+    """A session just begun holds snapshots and progress lines and no message yet: they are
+    Claude Code's own lines, so the file is its session (no request yet), not refused as
+    having "no claude-code line"."""
+    lines = [json.dumps({"type": kind, "messageId": "m1"}) for kind in kinds]
+    got = read_session([str(write(tmp_path, "\n".join(lines) + "\n"))], "claude-code")
+    assert (got.format, got.requests, got.touches) == ("claude-code", [], [])
+
+
+def test_an_interruption_during_a_tool_use_is_not_an_unanswered_prompt(tmp_path):
+    """Stopping a tool ("… interrupted by user for tool use") sends the tool's result on:
+    no prompt went unanswered, so it touches the cache nowhere — however the lines before
+    it left the reader (a tool's result is sent as a request too)."""
+    s = ClaudeSession()
+    s.user("run it")
+    s.response([tool_use("t1", "sleep 100")], (3, 1000, 0))
+    s.tool_result("t1", "The user doesn't want to proceed with this tool use.")
+    s.user("[Request interrupted by user for tool use]", turn=False)
+    s.user("go on")
+    s.response([text("b")], (3, 10, 1000))
+    got = read(tmp_path, s)
+    assert got.touches == [] and got.request_count == 2

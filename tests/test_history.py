@@ -459,3 +459,13 @@ def test_the_example_sessions_name_their_projects():
     assert [(s["project"], s["session_id"]) for s in obj["sessions"]] == [
         ("project", "0f0e0d0c-example"), ("p", "0199-example")]
     assert os.path.basename(obj["groups"][0]["paths"][0]) == "claude-code.jsonl"
+
+
+def test_old_style_sub_agent_files_beside_a_session_are_not_sessions(tmp_path):
+    """``agent-*.jsonl`` beside a session (older Claude Code) are its sub-agents: found in a
+    folder they are not sessions of their own; the session's files are (.jsonl, .json)."""
+    from compact_dp.history import find_sessions
+    for name in ("s1.jsonl", "s2.json", "agent-aold.jsonl", "agent-b.json", "notes.txt"):
+        (tmp_path / name).write_text("{}\n")
+    found = sorted(os.path.basename(f) for f in find_sessions([str(tmp_path)]))
+    assert found == ["s1.jsonl", "s2.json"]

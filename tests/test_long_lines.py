@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -117,3 +118,23 @@ def test_the_awk_form_sizes_a_long_line_exactly(tmp_path):
             s.add_lines(lines)
     assert (s.conv.sizes, s.conv.users, s.conv.users_v2) == \
         (whole.sizes, whole.users, whole.users_v2)
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 7, 10, 11, 64])
+def test_a_line_of_exactly_the_limit_is_whole_and_one_byte_more_is_long(chunk):
+    """The limit counts a line's bytes with its newline: a line of exactly ``limit`` bytes
+    is parsed, whatever the chunks it arrives in; one of ``limit + 1`` is a long line."""
+    limit = 10
+    for size, whole in ((limit, True), (limit + 1, False)):
+        data = b"x" * (size - 1) + b"\n" + b"ab\n"
+        pieces = [data[i:i + chunk] for i in range(0, len(data), chunk)]
+        rest: list[bytes] = []
+        blocks = list(line_blocks(pieces, rest, limit))
+        lines = [ln for b in blocks if not isinstance(b, LongLine)
+                 for ln in b.splitlines(keepends=True)]
+        longs = [b.length for b in blocks if isinstance(b, LongLine)]
+        assert rest == []
+        if whole:
+            assert (lines, longs) == ([data[:size], b"ab\n"], [])
+        else:
+            assert (lines, longs) == ([b"ab\n"], [size])

@@ -106,3 +106,13 @@ def test_every_json_document_starts_with_the_schema_version_the_docs_give(name):
     documented = re.search(r"`schema_version` is (\d+)", (ROOT / "docs" / "output.md")
                            .read_text())
     assert documented and document["schema_version"] == int(documented.group(1))
+
+
+@pytest.mark.parametrize("x, words", [
+    (1, "$1.00"), (1.0, "$1.00"), (-1, "-$1.00"), (12.5, "$12.50"), (1234.5, "$1,234.50"),
+    (0, "$0.00"), (0.37, "$0.37"), (0.0042, "$0.0042"), (-0.0042, "-$0.0042")])
+def test_money_has_cents_from_a_dollar_up_and_enough_digits_below(x, words):
+    """From $1 up (exactly $1 included) an amount has two decimals and thousands
+    separators; below, as many digits as show it."""
+    from compact_dp.views.words import money
+    assert money(x) == words

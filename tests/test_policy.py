@@ -89,3 +89,18 @@ def test_plan_trigger_with_nothing_to_keep_summarises_everything():
     r = run_main("--trigger", "plan_clear", f)
     assert (r.status, r.out) == (0, "0\n")
     assert run_main("--trigger", "auto", "--context-tokens", "999999", f).status == 1
+
+
+@pytest.mark.parametrize("spec, legal", [
+    ("threshold:0", False), ("threshold:-5", False), ("threshold:100.5", False),
+    ("threshold:x", False), ("threshold:0.5", True), ("threshold:100", True)])
+def test_a_threshold_is_a_percentage_above_0_up_to_100(spec, legal):
+    """A threshold of 0 % would compact before every request: refused, as is anything past
+    100 % or not a number; the bounds' inside (100 included) is a policy of that name."""
+    from compact_dp.errors import UsageError
+    from compact_dp.replay.policies import make_policy
+    if legal:
+        assert make_policy(spec).name == f"threshold:{float(spec.split(':')[1]):g}"
+    else:
+        with pytest.raises(UsageError, match="percentage"):
+            make_policy(spec)

@@ -274,3 +274,15 @@ def test_what_a_compaction_left_counts_its_marked_replies_but_its_summary_only_c
     s = rec.session()
     assert s.summary_tokens == 300 and s.aftermath[0].left == 2400 + 500
     assert s.prefix == 2400
+
+
+@given(st.lists(st.integers(0, 10**6), min_size=1, max_size=4), st.integers(0, 10**6))
+def test_bytes_mode_never_makes_the_fixed_prefix_negative(sizes, prompt):
+    """With --tokens bytes the messages are sized by their bytes, whatever the usage says:
+    when they alone exceed the first prompt, the fixed prefix is 0, never below."""
+    rec = Recorder("claude-code", "bytes")
+    for size in sizes:
+        rec.message(USER, size)
+    rec.request(len(sizes), None, "m", [3, prompt, 0, 0, 9])
+    s = rec.session()
+    assert s.prefix == max(0, prompt + 3 - sum(s.tokens))

@@ -214,3 +214,14 @@ def test_ctrl_c_while_reading_is_one_line_and_exit_130(tmp_path):
         if p.poll() is None:
             p.kill()
     assert (p.returncode, out, err) == (130, b"", b"compact-dp: interrupted\n")
+
+
+@pytest.mark.parametrize("option", [
+    ("--trigger", "auto", "--force-percent", "0"), ("--context-tokens", "0"),
+    ("--p-write", "0")])
+def test_zero_is_a_legal_value_of_every_option_that_takes_one(option, tmp_path):
+    """0 % force, a context of 0 tokens and a write chance of 0 are values a user may give:
+    the answer comes, with no word on stderr (a bound written ``> 0`` would refuse them)."""
+    r = run_main(*option, "--json", str(two_requests(tmp_path, 25_000)))
+    assert r.status in (0, 1) and r.err == ""
+    assert "decision" in json.loads(r.out) or "action" in json.loads(r.out)
