@@ -16,10 +16,10 @@ import os
 from setuptools import Extension, setup
 
 COMPILED = [f"compact_dp/{name}.py" for name in (
-    "sessions/reader", "sessions/claude_code", "sessions/fast", "sessions/codex",
+    "sessions/line_reader", "sessions/claude_code", "sessions/fast", "sessions/codex",
     "sessions/openai_chat", "sessions/recorder", "sessions/sizing", "sessions/timefmt",
-    "sessions/jsonsize", "sessions/normalised", "replay/engine", "replay/setting",
-    "replay/bill", "replay/billing", "replay/records", "pricing/clock")]
+    "sessions/jsonsize", "sessions/session", "replaying/simulate", "replaying/setting",
+    "replaying/bill", "replaying/billing", "replaying/records", "pricing/clock")]
 # (not sessions/read.py: compiled, it read a history 1.5 times slower, not faster; the
 # cause is not looked into)
 

@@ -21,7 +21,7 @@ ratios, not the milliseconds.  Sections:
 4. replay of many sessions, serial against --jobs 2;
 5. corpus-smoke: real sessions cut at random bytes (when ../shared is there);
 6. the recorded policy's simulation error on the real corpus, per format (the same), and
-   the checks of each session's setting there (compact_dp/replay/checks.py: four counts,
+   the checks of each session's setting there (compact_dp/replaying/checks.py: four counts,
    each goal zero);
 7. backtest on the corpus and the shared sessions, leave one project out (the profile
    fitted without the project scored, the forecast walk-forward within it): issue 27's
@@ -318,11 +318,11 @@ def corpus_smoke(cdp: str, goals: list) -> None:
 def _simulation_error(item: tuple[str, str]) -> tuple[str, float | str | None]:
     """One corpus session's recorded-policy simulation error (None: under 20 requests or
     no bill; why, when it cannot be replayed)."""
-    from compact_dp.replay.batch import Options, replay_file
-    from compact_dp.replay.compare import simulation_error
+    from compact_dp.replaying.batch import FileJob, replay_file
+    from compact_dp.replaying.compare import simulation_error
     fmt, path = item
     try:
-        res = replay_file(path, Options(["recorded"], {}, None, "auto", 20000, "auto",
+        res = replay_file(path, FileJob(["recorded"], {}, None, "auto", 20000, "auto",
                                         "auto", None, None, {}, chosen=True), detail=False)
     except Exception as e:
         return fmt, f"{path}: {type(e).__name__}: {e}"
@@ -363,11 +363,11 @@ def simulation_errors(goals: list) -> None:
 
 
 def setting_checks(cdp: str, goals: list) -> None:
-    """The session's setting on every corpus session (compact_dp/replay/checks.py): how many
+    """The session's setting on every corpus session (compact_dp/replaying/checks.py): how many
     sessions show a recorded peak past the window learned, a `never` off the bill where
     nothing was compacted, a policy whose objective beats hindsight's, an assumption with
     no reason.  Each goal is zero."""
-    from compact_dp.replay.checks import CHECKS, counts
+    from compact_dp.replaying.checks import CHECKS, counts
     corpus = corpus_folder()
     if corpus is None:
         print("\nsetting checks: skipped (needs ../shared/transcripts/corpus)")
@@ -730,7 +730,7 @@ def lopo_figures(results: list[dict]) -> tuple[dict, list[tuple[str, int, float]
     """Issue 27's figures over the sessions of a leave-one-project-out run, and each
     project's (its working folder) forecast bias over its sessions of 20 or more requests,
     for the projects with 5 or more of them."""
-    from compact_dp.replay.backtest import score, totals
+    from compact_dp.replaying.backtest import score, totals
     total = totals(results)
     long = [r for r in results if r["requests"] >= 100]
     long_scores = score([p for r in long for p in r["points"]])["scores"] or {}

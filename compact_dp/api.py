@@ -20,12 +20,12 @@ from __future__ import annotations
 import io
 import os
 
+from .asking import Answer, PolicyAsk
 from .core.policy import DEFAULT_FORCE_PERCENT, PolicyResult
-from .engine import Answer, PolicyAsk
 from .errors import BadValue
 from .question import Options, Question, decide_session
-from .sessions.normalised import Session as Recording
 from .sessions.read import read_session
+from .sessions.session import Session as Recording
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

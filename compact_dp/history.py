@@ -19,7 +19,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from .sessions.normalised import Session
+    from .sessions.session import Session
 
 NOT_NAME = re.compile(r"[^A-Za-z0-9]")       # what Claude Code writes as '-' in a folder name
 

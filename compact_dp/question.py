@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 
 from .agents import agent_of
+from .asking import Answer, Ask, PolicyAsk, answer, awk_names, model_named
 from .calibration.profile import Profile, load_profile, project_weight
 from .core.horizon import AUTO, SEED, end_chance, forecast, parse_horizon
 from .core.horizon import PROFILE as ALONE
@@ -25,11 +26,10 @@ from .core.models import Model
 from .core.params import BY_AWK, native_values
 from .core.scan import Conversation
 from .core.wait import Outlook
-from .engine import Answer, Ask, PolicyAsk, answer, awk_names, model_named
 from .errors import BadValue
 from .pricing.clock import CacheClock, cache_clock
 from .pricing.table import Prices, defaults, find
-from .sessions.normalised import USER, Aftermath, Session
+from .sessions.session import USER, Aftermath, Session
 from .sessions.sizing import share
 from .world import Given, World, learn
 

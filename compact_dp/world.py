@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from .pricing.table import Prices
-    from .sessions.normalised import Session
+    from .sessions.session import Session
 
 STANDARD_WINDOW = 200_000
 WINDOWS = (STANDARD_WINDOW, LONG_WINDOW)     # the windows Claude models run with

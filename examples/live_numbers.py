@@ -58,9 +58,9 @@ def replay_section(files: list[Path]) -> str:
     """The recorded bill, its simulation, what dp, hindsight and the thresholds would have
     cost; then, in words, whether dp won on the long sessions (it is said when it loses)."""
     from compact_dp.core.models import get_model
-    from compact_dp.replay.bill import recorded_bill
-    from compact_dp.replay.compare import simulation_error
-    from compact_dp.replay.run import replay_session, setting_for
+    from compact_dp.replaying.bill import recorded_bill
+    from compact_dp.replaying.compare import simulation_error
+    from compact_dp.replaying.run import replay_session, setting_for
     from compact_dp.sessions.read import read_session
     policies = ["recorded", "dp", "hindsight", "threshold:60", "threshold:83"]
     rows = ["| session | requests | recorded bill (input) | replay of what happened | "

@@ -32,12 +32,12 @@ CLAUDE = "compact_dp/sessions/claude_code.py"
 SIZING = "compact_dp/sessions/sizing.py"
 CLOCK = "compact_dp/pricing/clock.py"
 TABLE = "compact_dp/pricing/table.py"
-BILLING = "compact_dp/replay/billing.py"
+BILLING = "compact_dp/replaying/billing.py"
 API = "compact_dp/api.py"
 RECORD = "compact_dp/views/record.py"
 LINE = "compact_dp/integrations/statusline.py"
 SETTINGS = "compact_dp/integrations/settings.py"
-POLICIES = "compact_dp/replay/policies.py"
+POLICIES = "compact_dp/replaying/policies.py"
 PROJECT = "compact_dp/calibration/project.py"
 
 # area -> [(name, file, text, mutated text, tests that must fail)]
@@ -173,10 +173,10 @@ MUTANTS: dict[str, list[tuple[str, str, str, str, str]]] = {
         ("an api_error touches nothing", CLAUDE,
          'elif get("subtype") == "api_error" and not side:', "elif False:",
          "tests/test_claude_reader.py"),
-        ("the compaction files billed as a sub-agent's", "compact_dp/replay/bill.py",
+        ("the compaction files billed as a sub-agent's", "compact_dp/replaying/bill.py",
          'os.path.basename(f).startswith("agent-acompact-")]', "False]",
          "tests/test_claude_reader.py"),
-        ("any agent file beside the session is its", "compact_dp/replay/bill.py",
+        ("any agent file beside the session is its", "compact_dp/replaying/bill.py",
          "            if _names_session(f, session_id):", "            if True:",
          "tests/test_claude_reader.py"),
     ],
@@ -259,7 +259,7 @@ MUTANTS: dict[str, list[tuple[str, str, str, str, str]]] = {
         ("an unknown model's TTL is always 5 minutes", "compact_dp/question.py",
          'values["max_context"].num, ttl=agent.cache_ttl)', 'values["max_context"].num)',
          "tests/test_cache_prices.py"),
-        ("equal 5-minute and 1-hour writes are a 1-hour TTL", "compact_dp/sessions/normalised.py",
+        ("equal 5-minute and 1-hour writes are a 1-hour TTL", "compact_dp/sessions/session.py",
          'return "1h" if write_1h > write_5m else "5m"',
          'return "1h" if write_1h >= write_5m else "5m"',
          "tests/test_claude_reader.py"),
@@ -320,16 +320,16 @@ MUTANTS: dict[str, list[tuple[str, str, str, str, str]]] = {
         ("the prices' cache_read is the input price", "compact_dp/question.py",
          '"input": p.input, "cache_read": p.cache_read,',
          '"input": p.input, "cache_read": p.input,', "tests/test_json_fields.py"),
-        ("peak and mean context swapped", "compact_dp/replay/records.py",
+        ("peak and mean context swapped", "compact_dp/replaying/records.py",
          '"peak_context": self.peak_context, "mean_context": self.mean_context,',
          '"peak_context": self.mean_context, "mean_context": self.peak_context,',
          "tests/test_json_fields.py"),
-        ("a compaction point names the request before it", "compact_dp/replay/records.py",
+        ("a compaction point names the request before it", "compact_dp/replaying/records.py",
          '{"request": c.before + 1,', '{"request": c.before,', "tests/test_json_fields.py"),
-        ("a group's recorded cost is left out", "compact_dp/replay/compare.py",
+        ("a group's recorded cost is left out", "compact_dp/replaying/compare.py",
          '"recorded_cost": sum(bills) if bills else None,', '"recorded_cost": None,',
          "tests/test_json_fields.py"),
-        ("sub-agent files counted by their requests", "compact_dp/replay/bill.py",
+        ("sub-agent files counted by their requests", "compact_dp/replaying/bill.py",
          'agents["files"] = files.subagent_files',
          'agents["files"] = len(files.subagent_requests)', "tests/test_claude_reader.py"),
     ],
@@ -437,7 +437,7 @@ MUTANTS: dict[str, list[tuple[str, str, str, str, str]]] = {
          "return (remaining + weight * prior) / (exposure + weight)",
          "return (remaining + prior) / (exposure + 1)",
          "tests/test_project.py"),
-        ("dollars set against hindsight's, not the cheapest's", "compact_dp/replay/compare.py",
+        ("dollars set against hindsight's, not the cheapest's", "compact_dp/replaying/compare.py",
          "free = dollars.get(FREE)", "free = dollars.get(BEST)",
          "tests/test_project.py"),
     ],

@@ -463,7 +463,7 @@ def test_the_table_fits_80_columns_and_names_a_session_as_replay_does(env, tmp_p
     assert all(len(line) <= 80 for line in out.splitlines()), out
     replayed = run_main("replay", "--json", str(deep), environ=env)
     (r,) = json.loads(replayed.out)["sessions"]
-    from compact_dp.replay.view import cut, short_id
+    from compact_dp.replaying.view import cut, short_id
     row = out.splitlines()[3]
     assert [c.strip() for c in row.strip("|").split("|")][:2] == [cut(r["project"]),
                                                                   short_id(r)]

@@ -348,7 +348,7 @@ def test_replay_of_a_folder_names_every_file_it_skipped_on_stderr_and_in_json(
     """Five files that cannot be replayed, each for another reason: each gets one line on
     stderr naming it and why, and an entry in --json's ``skipped``; the session that can
     be replayed is replayed."""
-    from compact_dp.replay import batch
+    from compact_dp.replaying import batch
     (tmp_path / "good.jsonl").write_bytes((EXAMPLES / "claude-code.jsonl").read_bytes())
     (tmp_path / "bug.jsonl").write_bytes((EXAMPLES / "claude-code.jsonl").read_bytes())
     (tmp_path / "notes.json").write_text("just text, no session\n")

@@ -54,7 +54,7 @@ def test_threshold_policy_compacts_at_the_threshold(tmp_path):
 def test_replay_dp_policy_sees_the_requests_so_far(monkeypatch, tmp_path):
     """Before each request the dp policy sees t = user messages so far and
     total_requests = the requests before it — not one more."""
-    import compact_dp.replay.policies as simulate_module
+    import compact_dp.replaying.policies as simulate_module
 
     from .test_replay import replay, session_file
 

@@ -11,7 +11,7 @@ import pytest
 
 from compact_dp.pricing.clock import GRACE, is_warm
 from compact_dp.pricing.table import find, parse_ttl
-from compact_dp.replay.billing import Cache, cached_part, input_cost, readable
+from compact_dp.replaying.billing import Cache, cached_part, input_cost, readable
 
 from .conftest import run_main, write
 from .session_fixtures import ClaudeSession, CodexRollout, text

@@ -421,7 +421,7 @@ def test_replays_decision_before_the_first_compaction_knows_only_the_agents_figu
     agent's summaries and V + S (as the decision would), never 500 tokens that cost the
     later requests nothing; after it, the session's own."""
     from compact_dp.core.models import get_model
-    from compact_dp.replay.run import setting_for
+    from compact_dp.replaying.run import setting_for
     from compact_dp.sessions.read import read_session
 
     from .session_fixtures import turns_session

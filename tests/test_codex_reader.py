@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 
-from compact_dp.sessions.normalised import ASSISTANT, CONTEXT, TOOL, USER
 from compact_dp.sessions.read import read_session
+from compact_dp.sessions.session import ASSISTANT, CONTEXT, TOOL, USER
 from compact_dp.sessions.timefmt import parse_time
 
 from .conftest import run_main, write

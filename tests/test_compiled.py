@@ -91,7 +91,7 @@ def test_the_installed_reading_and_billing_are_compiled():
     if os.environ.get("COMPACT_DP_PURE"):
         pytest.skip("COMPACT_DP_PURE is set: the pure build was asked for")
     modules = compiled_modules()
-    assert "compact_dp.sessions.fast" in modules and "compact_dp.replay.engine" in modules
+    assert "compact_dp.sessions.fast" in modules and "compact_dp.replaying.simulate" in modules
     probe = "import importlib, sys\n" + "".join(
         f"print(importlib.import_module({m!r}).__file__)\n" for m in modules)
     files = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
@@ -107,13 +107,13 @@ def test_the_in_process_tests_run_the_installed_build():
     """pytest puts the source tree first on sys.path; tests/__init__.py imports the
     installed package instead, so the in-process tests run the compiled modules too."""
     import compact_dp
-    import compact_dp.replay.engine
+    import compact_dp.replaying.simulate
     import compact_dp.sessions.fast
     if source_on_pythonpath():
         pytest.skip("PYTHONPATH names the source tree, which runs (as mutants.py runs it)")
     assert not compact_dp.__file__.startswith(str(ROOT / "compact_dp")), compact_dp.__file__
     if not os.environ.get("COMPACT_DP_PURE"):
-        for module in (compact_dp.sessions.fast, compact_dp.replay.engine):
+        for module in (compact_dp.sessions.fast, compact_dp.replaying.simulate):
             assert module.__file__.endswith(".so"), module.__file__
 
 
@@ -216,8 +216,8 @@ def test_a_replay_prints_the_same_from_both_builds(args):
 def test_a_copy_of_a_replay_copies_every_field():
     """copy_at copies a compiled Replay field by field (no copy.copy of a compiled class):
     every field __init__ sets is in SCALARS or copied apart."""
-    from compact_dp.replay.engine import Replay
-    source = (ROOT / "compact_dp" / "replay" / "engine.py").read_text()
+    from compact_dp.replaying.simulate import Replay
+    source = (ROOT / "compact_dp" / "replaying" / "simulate.py").read_text()
     init = next(n for n in ast.walk(ast.parse(source))
                 if isinstance(n, ast.FunctionDef) and n.name == "__init__" and
                 any(isinstance(a, ast.Attribute) and a.attr == "policy"

@@ -3,7 +3,7 @@ what the cheapest of every schedule the agent could have followed costs, each re
 the same engine; and every policy's ``hindsight_share`` in ``replay --json`` is its saving
 over hindsight's.
 
-What the rule promises (replay/hindsight.py): the cost between two compactions depends
+What the rule promises (replaying/hindsight.py): the cost between two compactions depends
 only on the two, so its dynamic programme finds the cheapest schedule *exactly*.  The
 costs below are the same dollars added in another order, so they agree to the last
 rounding of a float sum (1e-9 $), not merely to the cent.
@@ -24,10 +24,10 @@ import pytest
 
 from compact_dp.agents import REQUEST, TURN
 from compact_dp.core.models import get_model
-from compact_dp.replay.engine import Replay
-from compact_dp.replay.hindsight import Penalties, best_schedule
-from compact_dp.replay.policies import Compact, SchedulePolicy
-from compact_dp.replay.run import replay_session, setting_for
+from compact_dp.replaying.hindsight import Penalties, best_schedule
+from compact_dp.replaying.policies import Compact, SchedulePolicy
+from compact_dp.replaying.run import replay_session, setting_for
+from compact_dp.replaying.simulate import Replay
 from compact_dp.sessions.read import read_session
 
 from .conftest import NO_SHARED, TRANSCRIPTS, corpus, run_main, write

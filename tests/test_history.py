@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from compact_dp.history import Selection, matches, parse_day, project_of
-from compact_dp.sessions.normalised import Session
+from compact_dp.sessions.session import Session
 
 from .conftest import ROOT, clean_env, run_cli, run_main
 from .session_fixtures import ClaudeSession, claude_session, codex_lines, text
@@ -372,7 +372,7 @@ def test_every_policy_gets_its_saving_over_hindsights():
 
 
 def test_a_share_of_no_saving_or_of_a_loss_is_null():
-    from compact_dp.replay.compare import shares
+    from compact_dp.replaying.compare import shares
     assert shares({"dp": 1.0, "hindsight": 2.0}) == {"dp": 0.5, "hindsight": 1.0}
     for best in (0.0, 1e-12, -0.5):
         assert shares({"dp": 1.0, "hindsight": best}) == {"dp": None, "hindsight": None}

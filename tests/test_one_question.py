@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import pytest
 
+from compact_dp.asking import PolicyAsk
 from compact_dp.core.models import get_model
-from compact_dp.engine import PolicyAsk
 from compact_dp.question import Options, decide_session
-from compact_dp.replay.backtest import moments
-from compact_dp.replay.engine import Replay
-from compact_dp.replay.policies import Compact, Policy, ask_decision
-from compact_dp.replay.run import setting_for
+from compact_dp.replaying.backtest import moments
+from compact_dp.replaying.policies import Compact, Policy, ask_decision
+from compact_dp.replaying.run import setting_for
+from compact_dp.replaying.simulate import Replay
 from compact_dp.sessions.read import read_session
 
 from .conftest import ROOT, corpus

@@ -12,11 +12,11 @@ import pytest
 
 from compact_dp.agents import REQUEST, TURN
 from compact_dp.core.models import get_model
-from compact_dp.replay.engine import Replay
-from compact_dp.replay.policies import DpPolicy, Policy
-from compact_dp.replay.run import policy_for, setting_for
-from compact_dp.sessions.normalised import TOOL
+from compact_dp.replaying.policies import DpPolicy, Policy
+from compact_dp.replaying.run import policy_for, setting_for
+from compact_dp.replaying.simulate import Replay
 from compact_dp.sessions.read import read_session
+from compact_dp.sessions.session import TOOL
 
 from .conftest import INPUTS, run_main, write
 from .session_fixtures import codex_turns, turns_session

@@ -98,7 +98,7 @@ def test_a_threshold_is_a_percentage_above_0_up_to_100(spec, legal):
     """A threshold of 0 % would compact before every request: refused, as is anything past
     100 % or not a number; the bounds' inside (100 included) is a policy of that name."""
     from compact_dp.errors import UsageError
-    from compact_dp.replay.policies import make_policy
+    from compact_dp.replaying.policies import make_policy
     if legal:
         assert make_policy(spec).name == f"threshold:{float(spec.split(':')[1]):g}"
     else:

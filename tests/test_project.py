@@ -16,8 +16,8 @@ import pytest
 from compact_dp.calibration import profile as profile_module
 from compact_dp.calibration import project
 from compact_dp.calibration.fit import project_sums, project_weight
-from compact_dp.replay.backtest import totals
-from compact_dp.replay.compare import like_with_like
+from compact_dp.replaying.backtest import totals
+from compact_dp.replaying.compare import like_with_like
 from compact_dp.sessions.read import read_session
 
 from .conftest import ROOT, TRANSCRIPTS, run_main

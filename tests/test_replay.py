@@ -13,12 +13,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from compact_dp.core.models import get_model
-from compact_dp.replay.batch import totals
-from compact_dp.replay.bill import recorded_bill
-from compact_dp.replay.engine import Replay
-from compact_dp.replay.policies import make_policy
-from compact_dp.replay.run import replay_session, setting_for
-from compact_dp.replay.svg import plot_svg
+from compact_dp.replaying.batch import totals
+from compact_dp.replaying.bill import recorded_bill
+from compact_dp.replaying.policies import make_policy
+from compact_dp.replaying.run import replay_session, setting_for
+from compact_dp.replaying.simulate import Replay
+from compact_dp.replaying.svg import plot_svg
 from compact_dp.sessions.read import read_session
 
 from . import reference
@@ -443,7 +443,7 @@ def sessions(draw):
 @given(built=sessions(), policy=st.sampled_from(["recorded", "dp", "never", "threshold:50"]))
 def test_billing_invariants(built, policy, tmp_path_factory):
     """A read never exceeds what that model's cache holds (its last prompt; the cache the
-    recording shows models sharing, engine.shared_caches), but for a recorded extension;
+    recording shows models sharing, simulate.shared_caches), but for a recorded extension;
     a cache idle past its TTL reads nothing beyond what the recording itself read;
     reads, writes and the uncached tail make up every prompt."""
     f = tmp_path_factory.mktemp("b") / "s.jsonl"
@@ -576,7 +576,7 @@ def test_replay_starts_a_worker_per_core_at_most(args, cores, workers, tmp_path,
                                                   monkeypatch):
     import concurrent.futures
 
-    from compact_dp.replay import batch
+    from compact_dp.replaying import batch
     started = []
 
     class Pool(concurrent.futures.ThreadPoolExecutor):
@@ -605,10 +605,10 @@ def test_a_worker_imports_nothing_the_pool_did_not_import_before_it_forked(tmp_p
         [str(INPUTS / "syn_40.jsonl"), str(chat)]
     probe = f"""
 import os, sys
-from compact_dp.replay import batch
+from compact_dp.replaying import batch
 batch._preload()
 before = set(sys.modules)
-options = batch.Options(["recorded", "dp", "never"], {{}}, None, "auto", 0, "auto", "auto",
+options = batch.FileJob(["recorded", "dp", "never"], {{}}, None, "auto", 0, "auto", "auto",
                         None, None, dict(os.environ))
 for path in {files!r}:
     assert "policies" in batch.replay_file(path, options), path
@@ -675,11 +675,11 @@ def test_a_sub_agent_file_beside_sessions_is_billed_with_the_one_it_names_even_a
     """Older Claude Code wrote sub-agents' files beside the transcripts (agent-*.jsonl,
     naming the session's id).  The folder is listed once while it is unchanged: a file
     added to it is still found."""
-    from compact_dp.replay.batch import Options, replay_file
+    from compact_dp.replaying.batch import FileJob, replay_file
     for sid in ("s-1", "s-2"):
         (tmp_path / f"{sid}.jsonl").write_bytes(claude_session().text().replace(
             b'"sessionId":"s-1"', f'"sessionId":"{sid}"'.encode()))
-    options = Options(["recorded"], {}, None, "auto", 20000, "auto", "auto", None, None, {})
+    options = FileJob(["recorded"], {}, None, "auto", 20000, "auto", "auto", None, None, {})
 
     def agent_requests(sid: str) -> int:
         return replay_file(str(tmp_path / f"{sid}.jsonl"), options)["recorded"][
@@ -721,7 +721,7 @@ def test_a_recorded_break_costs_another_context_the_same_share(tmp_path):
     assert never.requests[j].read == warm // 2                   # as recorded
     early = Replay(setting, make_policy("threshold:15"), setting.events).run()
     assert early.compactions and early.requests[j].prompt < session.requests[j].usage.prompt
-    from compact_dp.replay.setting import Events
+    from compact_dp.replaying.setting import Events
     own = Replay(setting, make_policy("threshold:15"), Events()).run().requests[j].read
     assert 0 < own < warm // 2                 # its warm cache: less than the cap in tokens
     assert early.requests[j].read == pytest.approx(own * kept)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from compact_dp.sessions.normalised import ASSISTANT, CONTEXT, TOOL, USER
 from compact_dp.sessions.read import read_session
+from compact_dp.sessions.session import ASSISTANT, CONTEXT, TOOL, USER
 from compact_dp.sessions.sizing import share
 from compact_dp.sessions.sniff import sniff
 

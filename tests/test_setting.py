@@ -11,10 +11,10 @@ import json
 import pytest
 
 from compact_dp.core.models import get_model
-from compact_dp.replay.engine import Replay
-from compact_dp.replay.hindsight import Penalties
-from compact_dp.replay.policies import SchedulePolicy, make_policy
-from compact_dp.replay.run import setting_for
+from compact_dp.replaying.hindsight import Penalties
+from compact_dp.replaying.policies import SchedulePolicy, make_policy
+from compact_dp.replaying.run import setting_for
+from compact_dp.replaying.simulate import Replay
 from compact_dp.sessions.read import read_session
 
 from .conftest import run_main, write

@@ -1,13 +1,13 @@
 """On every session of the shared corpus (real sessions of other projects, read in
 place): the window learned holds the recorded peak, ``never`` is the bill where nothing was
 compacted, hindsight's objective is the least, and nothing is assumed without a reason
-(replay/checks.py; docs/replay.md, "The session's setting")."""
+(replaying/checks.py; docs/replay.md, "The session's setting")."""
 
 from __future__ import annotations
 
 import json
 
-from compact_dp.replay.checks import CHECKS, failures
+from compact_dp.replaying.checks import CHECKS, failures
 
 from .conftest import corpus, run_main
 

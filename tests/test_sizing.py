@@ -7,9 +7,9 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compact_dp.sessions.normalised import ASSISTANT, CONTEXT, TOOL, USER
 from compact_dp.sessions.read import read_session
 from compact_dp.sessions.recorder import Recorder
+from compact_dp.sessions.session import ASSISTANT, CONTEXT, TOOL, USER
 from compact_dp.sessions.sizing import share
 
 from .conftest import write

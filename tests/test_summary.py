@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compact_dp.sessions.incremental import read_incremental
-from compact_dp.sessions.normalised import ASSISTANT, CONTEXT, KINDS, TOOL, USER
 from compact_dp.sessions.read import read_session
 from compact_dp.sessions.recorder import Recorder
+from compact_dp.sessions.session import ASSISTANT, CONTEXT, KINDS, TOOL, USER
 
 from .conftest import SHARED, transcripts
 from .session_fixtures import claude_session, codex_lines

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from ..sessions.normalised import Session
+from ..sessions.session import Session
 from ..views.words import count
 from .profile import FALLBACK, AgentFigures, Profile
 

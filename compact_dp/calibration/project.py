@@ -29,14 +29,14 @@ from array import array
 from bisect import bisect_left
 
 from ..core.horizon import pooled_level
-from ..sessions.normalised import USER
+from ..sessions.session import USER
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-    from ..sessions.reader import LineReader
+    from ..sessions.line_reader import LineReader
     from ..sessions.recorder import Recorder
 
 EVERY = 10                  # the profile's fit's second set of points (fit.EVERY)

@@ -7,11 +7,11 @@ before every LLM call — so it imports neither typer, rich nor orjson.
 
 from __future__ import annotations
 
+from ..asking import Ask, answer, model_named
 from ..core.awkvalue import unescape
 from ..core.models import AWK_MODELS
 from ..core.params import awk_values, string_valued
 from ..core.scan import scan_paths
-from ..engine import Ask, answer, model_named
 from ..environment import Env
 from ..errors import UsageError
 from ..views.emit import emit

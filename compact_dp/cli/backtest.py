@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from ..calibration.project import History, Past
-    from ..replay.records import Doc
+    from ..replaying.records import Doc
     from .typerkit import Command
 
     # a session, --every, the environment, its project's sessions (None: the profile alone)
@@ -55,8 +55,8 @@ def build(env: Env) -> Command:
 
 
 def _one(args: Work) -> Doc:
-    from ..replay.backtest import backtest_session
-    from ..replay.batch import guarded
+    from ..replaying.backtest import backtest_session
+    from ..replaying.batch import guarded
     path, every, environ, history = args
     result = guarded(path, environ, lambda: backtest_session(path, environ, every,
                                                              history=history))
@@ -106,8 +106,8 @@ def _map(work: Callable[[str], Past | None], items: list[str], jobs: int
 
 def backtest_command(env: Env, paths: list[str], every_text: str | None, json_out: bool,
                      jobs_text: str | None, profile_only: bool = False) -> int:
-    from ..replay.backtest import totals
-    from ..replay.batch import cores, skip_reason, starts_left_out
+    from ..replaying.backtest import totals
+    from ..replaying.batch import cores, skip_reason, starts_left_out
 
     every = whole_number(every_text, "--every", 0, 1) or None
     jobs = whole_number(jobs_text, "--jobs", cores(), 1)
@@ -137,13 +137,13 @@ def backtest_command(env: Env, paths: list[str], every_text: str | None, json_ou
         from ..views.record import to_json
         return env.write(to_json({"sessions": good, "total": total,
                                   "skipped": skipped}) + "\n")
-    from ..replay.backtest_view import render
+    from ..replaying.backtest_view import render
     return env.write(render(good, total, env))
 
 
 def _run(work: list[Work], jobs: int, env: Env) -> list[Doc]:
     """Each session in a worker, with a progress bar on a terminal's standard error."""
-    from ..replay.batch import cores
+    from ..replaying.batch import cores
     jobs = max(1, min(jobs, len(work), cores()))
     progress = None
     if env.stderr_isatty and len(work) > 1:

@@ -7,10 +7,10 @@ for starts about as fast as the awk form.
 
 from __future__ import annotations
 
+from ..asking import PolicyAsk, model_named
 from ..core.awkvalue import looks_numeric
 from ..core.params import BY_AWK, strict_number
 from ..core.policy import DEFAULT_FORCE_PERCENT, TRIGGERS
-from ..engine import PolicyAsk, model_named
 from ..environment import Env
 from ..errors import UsageError
 from ..question import Options, decide_session

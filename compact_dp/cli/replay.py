@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ..asking import model_named
 from ..core.params import STATS, strict_number
-from ..engine import model_named
 from ..environment import Env
 from ..errors import InputError, UsageError
 from ..views.words import count
@@ -12,8 +12,8 @@ from .typerkit import command
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..replay.batch import Options
-    from ..replay.records import Doc
+    from ..replaying.batch import FileJob
+    from ..replaying.records import Doc
     from .typerkit import Command
 
 DEFAULT_POLICIES = ["recorded", "dp", "hindsight", "never", "threshold:80"]
@@ -131,9 +131,9 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
     from ..agents import POINTS
     from ..core.params import BY_AWK, native_values
     from ..history import Selection, parse_day
-    from ..replay.batch import Options, cores, counted_once, run_batch
-    from ..replay.compare import BY, SORTS
-    from ..replay.run import policy_for as make_policy
+    from ..replaying.batch import FileJob, cores, counted_once, run_batch
+    from ..replaying.compare import BY, SORTS
+    from ..replaying.run import policy_for as make_policy
     from ..sessions.recorder import TOKEN_MODES
     from .native import auto_compact_of
 
@@ -174,7 +174,7 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
     for p in policies:
         make_policy(p)
     files = session_files(env, paths)
-    options = Options(policies, params, model, keep, keep_tokens, fmt, tokens, price,
+    options = FileJob(policies, params, model, keep, keep_tokens, fmt, tokens, price,
                       cache_ttl, dict(env.environ), chosen=bool(policy),
                       detail=json_out or bool(plot) or detail or len(files) == 1,
                       select=select, points=points, auto=auto)
@@ -193,7 +193,7 @@ def replay_command(env: Env, paths: list[str], policy: list[str] | None, json_ou
             env.warn(f"{r['session']}: {warning}")
     if plot:
         write_plots(plot, [r for r in results if "policies" in r])
-    from ..replay.view import render_text, to_json
+    from ..replaying.view import render_text, to_json
     if json_out:
         return env.write(to_json(results, by or "session", sort) + "\n")
     return env.write(render_text(results, env, many=len(files) > 1 or by is not None,
@@ -205,7 +205,7 @@ def say_skipped(env: Env, results: list[Doc], given: list[str]) -> None:
     no session format at all (a ``metadata.json`` beside the sessions), and empty files,
     counted in a line each — ``--json`` lists them.  A ``.jsonl`` file is meant to be a
     session: named."""
-    from ..replay.batch import skip_reason
+    from ..replaying.batch import skip_reason
 
     def quiet(r: Doc) -> bool:
         return bool(r.get("not_session")) and r["session"] not in given and \
@@ -241,10 +241,10 @@ def standard_input(paths: list[str], env: Env) -> bytes | None:
         raise InputError(f"standard input: {e.strerror or e}") from None
 
 
-def _run(files: list[str], options: Options, jobs: int, env: Env, show_progress: bool,
+def _run(files: list[str], options: FileJob, jobs: int, env: Env, show_progress: bool,
          stdin: bytes | None) -> list[Doc]:
     """Replay with a rich progress bar on a terminal's standard error."""
-    from ..replay.batch import run_batch
+    from ..replaying.batch import run_batch
     if not (show_progress and env.stderr_isatty):
         return run_batch(files, options, jobs, stdin=stdin)
     from rich.console import Console
@@ -268,7 +268,7 @@ def write_plots(path: str, results: list[Doc]) -> None:
     import os
 
     from ..files import write_atomic
-    from ..replay.svg import plot_svg
+    from ..replaying.svg import plot_svg
     root, ext = os.path.splitext(path)
     for i, res in enumerate(results):
         target = path if i == 0 else f"{root}-{i + 1}{ext}"

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from ..core.decision import Weighing
-    from ..sessions.normalised import Session
+    from ..sessions.session import Session
 
 HOOKS = ("user-prompt-submit", "pre-compact")
 SAFETY_PERCENT = 10.0      # never block within this share of the window's end

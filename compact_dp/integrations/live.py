@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import time
 
-from ..engine import Answer
+from ..asking import Answer
 from ..question import Options, Question, decide_session
 from ..sessions.incremental import Reading, cache_dir, read_incremental
 

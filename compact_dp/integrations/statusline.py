@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from ..core.decision import Weighing
     from ..question import Question
-    from ..sessions.normalised import Session
+    from ..sessions.session import Session
 
 BUDGET = 1.5                         # seconds before giving up on the transcript
 READING = 0.5                        # seconds of reading per call; the rest waits its turn

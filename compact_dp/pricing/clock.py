@@ -8,7 +8,7 @@ from .table import Prices, parse_ttl
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..sessions.normalised import Session
+    from ..sessions.session import Session
 
 GRACE = 15.0          # seconds past the TTL a cache still answers
 

@@ -10,7 +10,7 @@ it.  The JSON is never parsed, so the decision is the awk's to the byte.
 from __future__ import annotations
 
 from ..core.scan import ARRAY_CONTENT, USER_ROLE, Conversation, Scanner
-from .normalised import ASSISTANT, CONTEXT, TOOL, USER, Request, Session
+from .session import ASSISTANT, CONTEXT, TOOL, USER, Request, Session
 
 FORMAT = "bash-agent"
 ASSISTANT_ROLE = b'"role":"assistant"'

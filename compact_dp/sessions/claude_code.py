@@ -26,8 +26,8 @@ can be saved after any complete line and resumed on the bytes appended later.
 from __future__ import annotations
 
 from .jsonsize import json_size
-from .normalised import ASSISTANT, CONTEXT, TOOL, USER, count, key_of
-from .reader import LineReader
+from .line_reader import LineReader
+from .session import ASSISTANT, CONTEXT, TOOL, USER, count, key_of
 from .timefmt import parse_time
 
 FORMAT = "claude-code"
@@ -87,7 +87,7 @@ def compaction_mark(meta: object) -> list[object] | None:
     """What a ``compact_boundary`` line's ``compactMetadata`` says of its compaction:
     [trigger (``auto``/``manual``), the context's tokens before it (``preTokens``), the
     seconds it took (``durationMs``), the messages it kept (``preservedMessages``, else 1
-    per end of a ``preservedSegment``; 0: none)] (normalised.Mark)."""
+    per end of a ``preservedSegment``; 0: none)] (session.Mark)."""
     if not isinstance(meta, dict):
         return None
     trigger = meta.get("trigger")

@@ -23,8 +23,8 @@ bare response items) are read too; they have no usage.
 from __future__ import annotations
 
 from .jsonsize import json_size
-from .normalised import ASSISTANT, CONTEXT, TOOL, USER, count, key_of
-from .reader import LineReader
+from .line_reader import LineReader
+from .session import ASSISTANT, CONTEXT, TOOL, USER, count, key_of
 from .timefmt import parse_time
 
 FORMAT = "codex"

@@ -42,7 +42,7 @@ from ..lightjson import loads as standard_loads
 from .bytescan import escaped_control, marked
 from .claude_code import ClaudeCodeReader
 from .jsonsize import sizer
-from .reader import feed_line
+from .line_reader import feed_line
 
 dumps = orjson.dumps
 

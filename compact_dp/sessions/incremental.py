@@ -27,7 +27,6 @@ import time
 import zlib
 
 from ..errors import InputError
-from .normalised import Session
 from .read import (
     BOM,
     HEAD,
@@ -39,6 +38,7 @@ from .read import (
     reader_class,
     reader_for,
 )
+from .session import Session
 from .sniff import sniff
 
 TYPE_CHECKING = False
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import IO
 
-    from .normalised import State
+    from .session import State
 
 CACHE_VERSION = 7
 CHECK = 64                     # bytes before the saved offset that must not have changed

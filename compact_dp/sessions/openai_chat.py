@@ -10,8 +10,8 @@ from the content (``--tokens bytes``).
 from __future__ import annotations
 
 from .jsonsize import DEEPER, MAX_DEPTH, json_size
-from .normalised import ASSISTANT, CONTEXT, TOOL, USER
-from .reader import LineReader
+from .line_reader import LineReader
+from .session import ASSISTANT, CONTEXT, TOOL, USER
 
 FORMAT = "openai"
 ROLES = {"user": USER, "tool": TOOL, "function": TOOL, "assistant": ASSISTANT,

@@ -12,9 +12,9 @@ import sys
 
 from ..core.scan import CHUNK, open_source
 from ..errors import FormatError, InputError, NotASession, UsageError
-from .normalised import MAX_LINE, Session
-from .reader import LINE_ERRORS, feed_line
+from .line_reader import LINE_ERRORS, feed_line
 from .recorder import TOKEN_MODES
+from .session import MAX_LINE, Session
 from .sniff import FORMATS, claude_code_bookkeeping, sniff
 
 TYPE_CHECKING = False
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
     from typing import IO
 
-    from .reader import LineReader
+    from .line_reader import LineReader
 
 HEAD = 1 << 16
 # a Claude Code line can be conversation only if it names one of these roles or types

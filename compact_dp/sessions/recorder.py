@@ -12,7 +12,7 @@ line can save it after any complete line and resume on the bytes appended later.
 
 from __future__ import annotations
 
-from .normalised import (
+from .session import (
     CONTEXT,
     USER,
     Aftermath,
@@ -29,7 +29,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, ClassVar
 
-    from .normalised import State
+    from .session import State
 
     Row = list[Any]          # a request's row: its fields are named below (SEEN, TIME, …)
 
@@ -75,7 +75,7 @@ class Recorder:
         # what the session shows of its world (world.py): the largest prompt per model; the
         # largest prompt another request followed in the same context (the agent did not
         # compact after it); the last main request's [context, prompt]; the cache writes by
-        # TTL [5m, 1h]; what each compaction recorded of itself (normalised.Mark's fields)
+        # TTL [5m, 1h]; what each compaction recorded of itself (session.Mark's fields)
         self.peaks: dict[str, int] = {}
         self.passed = 0
         self.last_main: list[int] | None = None
@@ -170,7 +170,7 @@ class Recorder:
     def compaction(self, time: float | None, mark: list[Any] | None = None,
                    gap: float | None = None) -> None:
         """A compaction at ``time``; ``mark``: what it recorded of itself (trigger, the
-        context's tokens, seconds, messages kept: normalised.Mark); ``gap``: the seconds
+        context's tokens, seconds, messages kept: session.Mark); ``gap``: the seconds
         since the line before it."""
         self._close()
         self._flush(sides=False)             # no side request across a compaction

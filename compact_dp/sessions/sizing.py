@@ -44,7 +44,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import ClassVar
 
-    from .normalised import State
+    from .session import State
 
 USAGE, BYTES = "usage", "bytes"
 RUN, TEXT = 1, 2        # a pending message: left by the last compaction; of kind context

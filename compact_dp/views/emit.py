@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..core.decision import Weighing
 from ..core.policy import PolicyResult
 from ..environment import Env
-from ..sessions.normalised import Session
+from ..sessions.session import Session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

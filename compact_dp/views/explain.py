@@ -14,7 +14,7 @@ from ..core.policy import PolicyResult
 from ..core.quantities import Terms
 from ..core.search import BenefitCurve, candidate_bounds, prefix_sums
 from ..environment import Env
-from ..sessions.normalised import Session
+from ..sessions.session import Session
 from .console import buffered_console, fitted_table, text_of
 from .words import count, duration, money, reason, wait_words
 from .words import lines as counted

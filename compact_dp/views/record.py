@@ -10,7 +10,7 @@ import math
 
 from ..core.decision import Weighing
 from ..core.policy import PolicyResult
-from ..sessions.normalised import Session
+from ..sessions.session import Session
 from .words import reason
 
 TYPE_CHECKING = False

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
 
     from ..history import Selection
-    from ..sessions.normalised import Session
+    from ..sessions.session import Session
     from .records import Doc
 
     # what a file's replay leaves to the other files of its run (history.each_request_once):
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     Extra = tuple[frozenset[int], list[str]]
 
 
-class Options:
+class FileJob:
     """Everything a worker needs to replay one file (picklable)."""
 
     def __init__(self, policies: list[str], params: dict[str, str], model: Model | None,
@@ -64,7 +64,7 @@ def _preload() -> None:
     from . import bill, compare, run  # noqa: F401
 
 
-def replay_file(path: str, options: Options, detail: bool = True,
+def replay_file(path: str, options: FileJob, detail: bool = True,
                 stdin: bytes | None = None, extra: Extra | None = None) -> Doc:
     """One session: its facts, the recorded bill (with usage), and every policy's run
     summary (``detail``: with every request's prompt and every compaction), compared with
@@ -75,7 +75,7 @@ def replay_file(path: str, options: Options, detail: bool = True,
     import io
 
     from ..agents import agent_of
-    from ..engine import model_named
+    from ..asking import model_named
     from ..history import day_of, project_of
     from ..sessions.read import read_session
     from .bill import compactions_here, recorded_bill
@@ -200,7 +200,7 @@ def inside(result: Doc, requests: int, other: str) -> Doc:
             "error": f"{path}: {inside_words(requests, other)}"}
 
 
-def _worker(args: tuple[str, Options, bytes | None, Extra | None]) -> Doc:
+def _worker(args: tuple[str, FileJob, bytes | None, Extra | None]) -> Doc:
     path, options, stdin, extra = args
     return guarded(path, options.environ,
                    lambda: replay_file(path, options, options.detail, stdin, extra))
@@ -238,7 +238,7 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
-def run_batch(paths: list[str], options: Options, jobs: int,
+def run_batch(paths: list[str], options: FileJob, jobs: int,
               progress: Callable[[int], None] | None = None,
               stdin: bytes | None = None, extras: list[Extra] | None = None) -> list[Doc]:
     """Replay every file, in order, in up to ``jobs`` processes — never more than there

@@ -8,12 +8,12 @@ import copy
 from ..agents import agent_of
 from ..core.models import Model
 from ..errors import UsageError
-from ..sessions.normalised import Session
-from .engine import Replay, recorded_events, shared_caches
+from ..sessions.session import Session
 from .hindsight import HindsightPolicy, Penalties
 from .policies import Policy, make_policy
 from .records import Run
-from .setting import Aftermath, Setting
+from .setting import Restart, Setting
+from .simulate import Replay, recorded_events, shared_caches
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def known_figures(session: Session, question: Question, V0: float,
     (first request index, figures), in order."""
     from ..core.params import native_values
     from ..question import SESSION, compaction_stats, profile_figures, unmeasured_after
-    from ..sessions.normalised import Aftermath
+    from ..sessions.session import Aftermath
     learned = [name for name in ("S", "after_tokens", "after_cached")
                if name in question.sources and question.sources[name].origin == SESSION]
     if not learned:
@@ -151,8 +151,8 @@ def setting_for(session: Session, params: Mapping[str, object], model: Model, wh
         V0 = values["V"].num                  # the fixed part; the rest is history
     S = values["S"].num
     left, cached = values["after_tokens"].num, values["after_cached"].num
-    after = Aftermath(left if left > 0 else V0 + S, cached if cached > 0 else V0,
-                      question.sources["after_tokens"].words)
+    after = Restart(left if left > 0 else V0 + S, cached if cached > 0 else V0,
+                    question.sources["after_tokens"].words)
     setting = Setting(session, values, model, agent_of(session.format), whole=whole,
                       keep_tokens=keep_tokens, cache_ttl=cache_ttl, price=price,
                       summary_tokens=S, world=question.world, aftermath=after,

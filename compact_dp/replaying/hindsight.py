@@ -26,10 +26,10 @@ from bisect import bisect_right
 from ..agents import REQUEST
 from ..core.models import derive
 from ..core.scan import Conversation
-from ..sessions.normalised import Request
-from .engine import Position, Replay
+from ..sessions.session import Request
 from .policies import Compact, Policy, SchedulePolicy, stats_values
 from .setting import Setting
+from .simulate import Position, Replay
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

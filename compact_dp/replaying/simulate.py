@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ..core.scan import Conversation
 from ..core.search import L_INSTR
-from ..sessions.normalised import ASSISTANT, CONTEXT, TOOL, USER, Compaction, Request, Usage
+from ..sessions.session import ASSISTANT, CONTEXT, TOOL, USER, Compaction, Request, Usage
 from .billing import Cache, input_cost, output_cost, readable
 from .policies import Compact, Policy, RecordedPolicy
 from .records import Billed, Compacted, Run

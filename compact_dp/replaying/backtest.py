@@ -25,7 +25,7 @@ from __future__ import annotations
 import marshal
 import math
 
-from ..sessions.normalised import USER
+from ..sessions.session import USER
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,9 +34,9 @@ if TYPE_CHECKING:
 
     from ..calibration.project import History
     from ..question import Question
-    from ..sessions.normalised import Session, State
-    from ..sessions.reader import LineReader
+    from ..sessions.line_reader import LineReader
     from ..sessions.recorder import Recorder
+    from ..sessions.session import Session, State
     from .records import Doc
     from .setting import Setting
 
@@ -121,8 +121,8 @@ def realized(setting: Setting, points: list[tuple[int, str]],
     (input and summaries) without it, less with it.  ``early``: a turn end's compaction
     made at that moment (the end of the turn before, ahead of a pause) rather than when
     the next request is sent."""
-    from .engine import Replay
     from .policies import SchedulePolicy
+    from .simulate import Replay
 
     def cost(at: set[tuple[int, str]]) -> float:
         replay = Replay(setting, SchedulePolicy(at, auto=True, at=early), setting.events)
@@ -149,7 +149,7 @@ def backtest_session(path: str, environ: Mapping[str, str], every: int | None = 
     sessions, which each point's forecast learns from as they stood then (None: the
     profile's alone)."""
     from ..agents import agent_of
-    from ..engine import model_named
+    from ..asking import model_named
     from ..errors import FormatError
     from ..question import Options, decide_session
     from ..sessions.read import read_session

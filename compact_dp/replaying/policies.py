@@ -18,20 +18,20 @@ where the agent compacts at turn ends) and ``before_request``.
 from __future__ import annotations
 
 from ..agents import REQUEST
+from ..asking import Ask, PolicyAsk, answer
 from ..core.awkvalue import AwkValue
 from ..core.decision import turn_keep
 from ..core.wait import Outlook
-from ..engine import Ask, PolicyAsk, answer
 from ..errors import UsageError
-from ..sessions.normalised import USER, Request
+from ..sessions.session import USER, Request
 from .billing import warm
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Protocol
 
+    from ..asking import Answer
     from ..core.scan import Conversation
-    from ..engine import Answer
     from .billing import Cache
     from .records import Billed
     from .setting import Setting
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
         def kind_list(self) -> list[str]: ...
 
     class State(Protocol):
-        """What a policy sees of the replay (engine.Replay)."""
+        """What a policy sees of the replay (simulate.Replay)."""
 
         setting: Setting
         turns: int

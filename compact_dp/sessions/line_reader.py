@@ -8,15 +8,15 @@ bytes appended later.
 
 from __future__ import annotations
 
-from .normalised import Session, skipped_warnings
 from .recorder import Recorder
+from .session import Session, skipped_warnings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import ClassVar
 
-    from .normalised import State
+    from .session import State
 
 
 class LineReader:

@@ -16,8 +16,8 @@ import glob
 import os
 
 from ..errors import CompactDpError
-from ..sessions.normalised import Request, Session
 from ..sessions.read import read_raw
+from ..sessions.session import Request, Session
 from .billing import input_cost, output_cost
 
 TYPE_CHECKING = False

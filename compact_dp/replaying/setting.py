@@ -9,7 +9,7 @@ from ..agents import REQUEST, TURN, Agent
 from ..core.awkvalue import AwkValue
 from ..core.models import Model
 from ..pricing.table import Prices, defaults, find
-from ..sessions.normalised import Compaction, Request, Session
+from ..sessions.session import Compaction, Request, Session
 from ..world import World
 
 TYPE_CHECKING = False
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 
-class Aftermath:
+class Restart:
     """What a compaction leaves: the tokens of the new context before any kept message
     (the fixed prefix, the summary and what the agent re-injects) and how many of them are
     still in the cache (the fixed prefix the summary request shared)."""
@@ -53,7 +53,7 @@ class Setting:
     def __init__(self, session: Session, values: dict[str, AwkValue], model: Model,
                  agent: Agent, *, whole: bool, keep_tokens: int, cache_ttl: str | None,
                  price: str | None, summary_tokens: float, world: World | None = None,
-                 aftermath: Aftermath | None = None, points: str | None = None,
+                 aftermath: Restart | None = None, points: str | None = None,
                  compaction_usage: list[Request] | None = None):
         self.session, self.values, self.model, self.agent = session, values, model, agent
         self.whole, self.keep_tokens, self.cache_ttl = whole, keep_tokens, cache_ttl
@@ -74,9 +74,9 @@ class Setting:
         first = next((p for p in session.segment_prefixes if p is not None), None)
         self.V0: float = values["V"].num if first is None else first
         self.hidden = 0.0       # history before the first message (a part-way start)
-        self.after = aftermath or Aftermath(self.V0 + self.S, self.V0,
+        self.after = aftermath or Restart(self.V0 + self.S, self.V0,
                                             "the fixed prefix and the summary")
-        self.events = Events()                  # filled by engine.recorded_events
+        self.events = Events()                  # filled by simulate.recorded_events
         self.groups: dict[str, str | None] = {}  # models sharing a cache (shared_caches)
         self.files: SessionFiles | None = None  # the session's other files (bill.py)
         # R at a number of requests so far, with its source (None: the seed's E × L)
@@ -128,7 +128,7 @@ class Setting:
 
     def cache_key(self, llm: str | None) -> str | None:
         """The cache a model's requests read and write: its own, unless the recording shows
-        models sharing one (``groups``: engine.shared_caches)."""
+        models sharing one (``groups``: simulate.shared_caches)."""
         return self.groups.get(llm or "", llm)
 
     def window_of(self, request: Request) -> float:
