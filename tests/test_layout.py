@@ -100,3 +100,29 @@ def test_a_cycle_would_be_found():
         GRAPH["compact_dp.core.scan"].discard("compact_dp.asking")
     # main imports the typer app inside a function: that still counts
     assert "compact_dp.cli.app" in GRAPH["compact_dp.cli.main"]
+
+
+def test_the_flow_drawing_names_modules_and_functions_that_exist():
+    """docs/house.md's drawing of the flow is the code's: every ``room/module`` it names
+    is a module, and every ``module.name`` a name in it (a module named by its last part
+    alone must be the only one so named): a rename that forgets the drawing fails here."""
+    import importlib
+    import re
+    text = (PACKAGE.parent / "docs" / "house.md").read_text()
+    drawing = text.split("## The flow, from bytes to answer", 1)[1].split("```")[1]
+
+    def module_of(path: str) -> str:
+        dotted = path.replace("/", ".")
+        found = [n for n in MODULES if n == f"compact_dp.{dotted}" or
+                 "/" not in path and n.endswith("." + dotted)]
+        assert len(found) == 1, f"docs/house.md's drawing names {path}: {found or 'none'}"
+        return found[0]
+
+    paths = set(re.findall(r"\b([a-z_]+/[a-z_]+)\b", drawing))
+    names = set(re.findall(r"\b([a-z_]+(?:/[a-z_]+)*)\.([A-Za-z_]+)\b", drawing))
+    for path in paths:
+        module_of(path)
+    for path, name in names:
+        module = importlib.import_module(module_of(path))
+        assert hasattr(module, name), f"docs/house.md's drawing names {path}.{name}"
+    assert len(paths) >= 15 and len(names) >= 15
