@@ -39,6 +39,9 @@ LINE = "compact_dp/integrations/statusline.py"
 SETTINGS = "compact_dp/integrations/settings.py"
 POLICIES = "compact_dp/replaying/policies.py"
 PROJECT = "compact_dp/calibration/project.py"
+SIMULATE = "compact_dp/replaying/simulate.py"
+FIT = "compact_dp/calibration/fit.py"
+QUESTION = "compact_dp/question.py"
 
 # area -> [(name, file, text, mutated text, tests that must fail)]
 MUTANTS: dict[str, list[tuple[str, str, str, str, str]]] = {
@@ -493,6 +496,54 @@ MUTANTS: dict[str, list[tuple[str, str, str, str, str]]] = {
         ("--tokens bytes: a negative fixed prefix", SIZING,
          "max(0, prompt - self.have)", "prompt - self.have",
          "tests/test_sizing.py::test_bytes_mode_never_makes_the_fixed_prefix_negative"),
+        ("only snapshot/progress lines: no claude-code line", CLAUDE,
+         "        if kind in KNOWN:", "        if kind in CONVERSATION:",
+         "tests/test_claude_reader.py::"
+         "test_a_new_transcript_of_only_bookkeeping_lines_is_told_and_read_as_claude_code"),
+        ("a compaction keeping messages forgets the recorded adjustments", SIMULATE,
+         "                     + self.extra)", "                     )",
+         "tests/test_replay.py::test_a_compaction_that_keeps_messages_drops_the_recorded_"
+         "adjustments_with_the_history"),
+        ("after a recorded compaction later messages leave the other policies' contexts",
+         SIMULATE, "if self.skip_context and kinds[i] == CONTEXT:", "if self.skip_context:",
+         "tests/test_replay.py::test_after_a_recorded_compaction_a_policy_that_did_not_take_"
+         "it_keeps_every_later_message"),
+        ("an unanswered prompt no longer touches the cache", SIMULATE,
+         "                    self._touch(when)", "                    pass",
+         "tests/test_replay.py::test_an_unanswered_prompt_keeps_the_cache_warm"),
+        ("--price ignored when the session names its model", "compact_dp/replaying/setting.py",
+         "key = self.price or model or self.world.fallback_llm",
+         "key = model or self.price or self.world.fallback_llm",
+         "tests/test_replay.py::test_price_sets_the_prices_of_a_session_that_names_its_model"),
+        ("dp leaves the summary and re-injected tokens out of T", POLICIES,
+         "extra = max(0, round(replay.prefix_now(request) - s.V0))", "extra = 0",
+         "tests/test_replay.py::test_dp_counts_the_summary_and_what_the_agent_re_injected_"
+         "in_T_after_a_compaction"),
+        ("the last turn end is never marked last", FIT,
+         "bool(ends) and j >= ends[-1]", "bool(ends) and j > ends[-1]",
+         "tests/test_calibrate.py::test_each_sessions_last_turn_end_is_the_ending_the_end_"
+         "chance_is_fitted_on"),
+        ("the user's compaction figures pulled toward zero", FIT,
+         "return (n * mine + prior_sessions * before) / (n + prior_sessions)",
+         "return (mine + prior_sessions * before) / (n + prior_sessions)",
+         "tests/test_calibrate.py::test_the_users_compaction_figures_are_pulled_to_the_"
+         "built_in_ones_by_their_number"),
+        ("the end chance counts the arriving turn the wrong way round", QUESTION,
+         "(0 if session.last_kind == USER else 1)", "(1 if session.last_kind == USER else 0)",
+         "tests/test_question.py::test_the_end_chance_is_about_the_turn_arriving"),
+        ("after_tokens is the smallest compaction", QUESTION,
+         'stats["after_tokens"] = lefts[len(lefts) // 2] or 1.0',
+         'stats["after_tokens"] = lefts[0] or 1.0',
+         "tests/test_question.py::test_what_compactions_left_is_the_median_of_the_sessions_own"),
+        ("hidden history counts in the live context after a compaction", QUESTION,
+         "extra = round(hidden) if session.live_start == 0 else 0", "extra = round(hidden)",
+         "tests/test_question.py::test_history_hidden_before_the_file_counts_until_a_"
+         "compaction_replaces_it"),
+        ("plain output with --trigger ignores the forced policy", "compact_dp/views/emit.py",
+         'compact = policy.action == "compact" if policy is not None else decision.compact',
+         "compact = decision.compact",
+         "tests/test_output.py::test_plain_output_on_a_whole_history_agent_says_what_the_"
+         "policy_did"),
     ],
 }
 

@@ -275,6 +275,57 @@ def test_what_a_compaction_left_is_read_from_the_sessions_own(tmp_path):
         (after.summary, after.left - read.segment_prefixes[0], after.first_read, 1)
 
 
+def test_each_sessions_last_turn_end_is_the_ending_the_end_chance_is_fitted_on(tmp_path):
+    """At a turn end the fit asks "was this the session's last turn?": the last turn end
+    of each session is its one ending.  The end chance is a logistic regression with an
+    intercept (its ridge is on the slopes only), so at its fit the chances of the turn
+    ends it was fitted on add up to the endings: one per session."""
+    from compact_dp.calibration.fit import points
+    from compact_dp.core.horizon import end_chance
+    from compact_dp.sessions.read import read_session
+    folder = tmp_path / "h"
+    folder.mkdir()
+    shapes = ([1, 2], [1, 1, 3], [2, 12, 1], [1, 1, 1, 1], [3, 1, 2, 1, 1])
+    for k, turns in enumerate(shapes):
+        (folder / f"s{k}.jsonl").write_bytes(claude_turns(turns, ids=f"k{k}").text())
+    turn_ends = []
+    for f in sorted(folder.iterdir()):
+        ends = [p for p in points(read_session([str(f)])) if p[3]]
+        assert [p[4] for p in ends] == [False] * (len(ends) - 1) + [True], f.name
+        turn_ends += ends
+    fitted = json.loads(run_main("calibrate", "--fresh", "--dry-run", "--json",
+                                 str(folder)).out)
+    b0, bt, bj = fitted["end_chance"]
+    chances = [end_chance(t, j, b0, bt, bj) for j, t, _rem, _te, _last in turn_ends]
+    assert sum(chances) == pytest.approx(len(shapes), rel=1e-6)
+
+
+def test_the_users_compaction_figures_are_pulled_to_the_built_in_ones_by_their_number(
+        tmp_path):
+    """n compactions of the user's own against the built-in figures' weight of 20: each
+    figure (the summary, what a compaction left beyond the fixed prefix, what was still
+    cached) is (n × the median of the user's + 20 × the built-in) / (n + 20)."""
+    from compact_dp.calibration.fit import compaction_figures, median
+    from compact_dp.sessions.read import read_session
+    folder = tmp_path / "h"
+    folder.mkdir()
+    for k in range(3):
+        built = claude_session(ids=f"k{k}")
+        summary = "fixed parser quote handling. "
+        text = built.text().decode().replace(summary * 30, summary * (10 + 15 * k))
+        (folder / f"s{k}.jsonl").write_text(text)
+    mine = [fig for f in sorted(folder.iterdir())
+            for fig in compaction_figures(read_session([str(f)]))]
+    assert len(mine) == 3 and len({fig[0] for fig in mine}) == 3
+    fitted = json.loads(run_main("calibrate", "--dry-run", "--json",
+                                 str(folder)).out)["agents"]["claude-code"]
+    before = BUILT_IN_FIGURES["agents"]["claude-code"]
+    for i, name in enumerate(("summary_tokens", "after_extra", "after_cached")):
+        assert fitted[name] == pytest.approx(
+            (3 * median([fig[i] for fig in mine]) + 20 * before[name]) / 23, rel=1e-12), name
+    assert fitted["compactions"] == before["compactions"] + 3
+
+
 def test_fitting_is_deterministic_whatever_the_order_of_the_folders(home, tmp_path):
     """What make calibrate relies on: the same sessions give the same bytes."""
     claude, codex = str(home / ".claude"), str(home / ".codex")

@@ -400,6 +400,31 @@ def test_a_new_transcript_of_only_bookkeeping_lines_is_a_claude_code_session(kin
     assert (got.format, got.requests, got.touches) == ("claude-code", [], [])
 
 
+def test_a_new_transcript_of_only_bookkeeping_lines_is_told_and_read_as_claude_code(tmp_path):
+    """The same, as a user meets it: the format found from the bytes (no ``--format``),
+    the file given to the decision and to replay.  Its progress lines are the ones a
+    session just begun has — a hook's, and a sub-agent's carrying that agent's messages
+    (``"type":"user"``, ``"type":"assistant"`` inside ``data``, so the reader is given
+    them to read): Claude Code's own lines, none of them a message of this session."""
+    s = ClaudeSession()
+    s.snapshot()
+    s.progress()
+    for role, words in (("user", "explore the parser"), ("assistant", "looking")):
+        s.lines.append(dumps(s._base("progress", data={"type": "agent_progress", "message": {
+            "type": role, "message": {"role": role, "content": [text(words)]}}})))
+    s.lines.append(dumps({"type": "queue-operation", "operation": "enqueue",
+                          "sessionId": s.sid, "timestamp": stamp(20)}))
+    path = str(write(tmp_path, s.text()))
+    got = read_session([path])
+    assert (got.format, got.requests, got.touches, got.kinds) == ("claude-code", [], [], [])
+    decided = run_main(path)
+    assert (decided.status, decided.out, decided.err) == (0, "skip\n", "")
+    replayed = run_main("replay", "--json", path)
+    assert replayed.status == 0, replayed.err
+    (session,) = json.loads(replayed.out)["sessions"]
+    assert (session["format"], session["requests"]) == ("claude-code", 0)
+
+
 def test_an_interruption_during_a_tool_use_is_not_an_unanswered_prompt(tmp_path):
     """Stopping a tool ("… interrupted by user for tool use") sends the tool's result on:
     no prompt went unanswered, so it touches the cache nowhere — however the lines before

@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from .conftest import INPUTS, ROOT, clean_env, run_cli, run_main
+from .conftest import INPUTS, ROOT, clean_env, run_cli, run_main, write
+from .session_fixtures import claude_turns
 
 STATS = ["--turns", "5", "--requests", "40", "--input-tokens", "400000"]
 EXAMPLES = ROOT / "examples"
@@ -116,3 +117,22 @@ def test_money_has_cents_from_a_dollar_up_and_enough_digits_below(x, words):
     separators; below, as many digits as show it."""
     from compact_dp.views.words import money
     assert money(x) == words
+
+
+@pytest.mark.parametrize("policy, says", [
+    ([], "skip"), (["--trigger", "auto"], "skip"), (["--trigger", "plan_clear"], "compact"),
+    (["--trigger", "auto", "--context-tokens", "190000"], "compact"),
+    (["--context-tokens", "199000"], "compact")])
+def test_plain_output_on_a_whole_history_agent_says_what_the_policy_did(policy, says,
+                                                                        tmp_path):
+    """A Claude Code session summarises its whole history: the plain form prints
+    ``compact`` or ``skip``, and with a policy asked for (a trigger, the last request's
+    size) it is the policy's action — a forced compaction prints ``compact`` where the
+    cost model alone says ``skip`` — the action ``--json`` reports."""
+    f = str(write(tmp_path, claude_turns([1, 2]).text()))
+    plain = run_main(*policy, f)
+    obj = json.loads(run_main("--json", *policy, f).out)
+    assert plain.status in (0, 1) and not plain.err, plain.err
+    assert obj["keep"] == 0                  # the cost model alone: do not compact
+    assert plain.out == says + "\n"
+    assert obj.get("action", "skip") == says and obj.get("forced", False) == (says != "skip")

@@ -13,13 +13,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from compact_dp.core.models import get_model
+from compact_dp.core.search import L_INSTR
 from compact_dp.replaying.batch import totals
 from compact_dp.replaying.bill import recorded_bill
-from compact_dp.replaying.policies import make_policy
+from compact_dp.replaying.policies import Compact, Policy, make_policy
 from compact_dp.replaying.run import replay_session, setting_for
 from compact_dp.replaying.simulate import Replay
 from compact_dp.replaying.svg import plot_svg
 from compact_dp.sessions.read import read_session
+from compact_dp.sessions.session import CONTEXT, USER
 
 from . import reference
 from .conftest import DEFAULTS, INPUTS, run_main, transcripts, write
@@ -725,3 +727,165 @@ def test_a_recorded_break_costs_another_context_the_same_share(tmp_path):
     own = Replay(setting, make_policy("threshold:15"), Events()).run().requests[j].read
     assert 0 < own < warm // 2                 # its warm cache: less than the cap in tokens
     assert early.requests[j].read == pytest.approx(own * kept)
+
+
+# --- what a compaction, a recorded one and an unanswered prompt do to a context --------------
+
+def adjusted_session() -> ClaudeSession:
+    """Five one-request turns; the third prompt shrank with no compaction (a removal: the
+    session's recorded adjustment of its context)."""
+    s = ClaudeSession()
+    s.user("fix it")
+    s.response([text("Looking.")], (3, 10000, 0))
+    for turn, (written, read) in enumerate(((2000, 10000), (100, 9000), (3000, 9000),
+                                            (3000, 12000))):
+        s.user(f"turn {turn} " * 50)
+        s.response([text("ok " * 50)], (3, written, read))
+    return s
+
+
+class KeepLast(Policy):
+    """Compacts once, at the turn end before request ``at``, keeping the last ``keep``
+    messages."""
+
+    name = "keep-last"
+
+    def __init__(self, at: int, keep: int):
+        self.at, self.keep = at, keep
+
+    def at_turn_end(self, replay, request):
+        return Compact(self.keep) if replay.index == self.at else None
+
+
+def test_a_compaction_that_keeps_messages_drops_the_recorded_adjustments_with_the_history(
+        tmp_path):
+    """The adjustments (here a removal) belong to the history a compaction replaces: the
+    summary request reads the dropped messages and the adjustments, and the context after
+    it holds what the compaction left and the kept messages — no adjustment of before."""
+    session = read_session([str(write(tmp_path, adjusted_session().text()))])
+    adjust = [r.adjust for r in session.requests]
+    assert adjust[2] < 0 and adjust[:2] == [0, 0] and adjust[3:] == [0, 0]
+    setting = setting_for(session, {"max_context": "200000"}, get_model("cache-clock"),
+                          False, 0, None, None, {})
+    tokens, V = session.tokens, setting.V0
+    never = Replay(setting, make_policy("never"), setting.events).run()
+    assert never.requests[4].prompt == V + sum(tokens[:9]) + sum(adjust)
+    run = Replay(setting, KeepLast(4, 2), setting.events).run()
+    (c,) = run.compactions
+    assert (c.before, c.dropped_messages, c.kept_messages) == (4, 6, 2)
+    assert c.dropped_tokens == sum(tokens[:6]) + sum(adjust)
+    assert c.request.prompt == V + c.dropped_tokens + L_INSTR
+    assert run.requests[4].prompt == setting.after.left + sum(tokens[6:9])
+
+
+def test_after_a_recorded_compaction_a_policy_that_did_not_take_it_keeps_every_later_message(
+        tmp_path):
+    """A policy that does not compact where the recording did (``never``) carries on with
+    its own context: the recorded summary that opens the new context stays out of it, and
+    every message after — human turns, replies, command markup — comes in, so each prompt
+    grows by exactly the messages since the one before (and the recorded adjustments)."""
+    s = ClaudeSession()
+    s.user("fix the bug")
+    s.response([text("Looking.")], (3, 10000, 0))
+    s.user("next step please")
+    s.response([text("Done. " * 40)], (3, 900, 10000))
+    s.boundary()
+    s.summary()
+    s.user("now the docs " * 20)
+    s.response([text("Writing. " * 30)], (3, 6000, 0))
+    s.user("<command-name>/model</command-name>\n<command-args></command-args>")
+    s.user("and the changelog " * 20)
+    s.response([text("Done. " * 30)], (3, 1200, 6000))
+    session = read_session([str(write(tmp_path, s.text()))])
+    (boundary,) = session.compactions
+    summary = boundary.at
+    assert session.kinds[summary] == CONTEXT and session.kinds[summary + 1] == USER
+    assert CONTEXT in session.kinds[summary + 2:]            # the markup, later
+    setting = setting_for(session, {"max_context": "200000"}, get_model("cache-clock"),
+                          True, 0, None, None, {})
+    run = Replay(setting, make_policy("never"), setting.events).run()
+    assert run.compactions == []
+    prompts = [b.prompt for b in run.requests]
+    requests = session.requests
+    for j in range(1, len(requests)):
+        came = [i for i in range(requests[j - 1].seen, requests[j].seen) if i != summary]
+        assert prompts[j] - prompts[j - 1] == \
+            sum(session.tokens[i] for i in came) + requests[j].adjust, j
+
+
+def test_an_unanswered_prompt_keeps_the_cache_warm(tmp_path):
+    """A prompt sent and interrupted before any response still read and wrote the cache:
+    a request 400 s after the last one, 200 s after the interrupted prompt, reads its
+    5-minute cache warm — as the recording does, so no recorded event is needed to
+    explain it."""
+    s = ClaudeSession()
+    s.user("fix it")
+    s.response([text("Looking.")], (3, 10000, 0))
+    s.pause(200)
+    s.user("and this?")
+    s.interrupt()
+    s.pause(200)
+    s.user("go on")
+    s.response([text("ok")], (3, 0, 12000))
+    session = read_session([str(write(tmp_path, s.text()))])
+    ((before, when),) = session.touches
+    first, second = session.requests
+    assert before == 1 and second.sent - first.done > 315 and second.sent - when < 300
+    setting = setting_for(session, {}, get_model("cache-clock"), True, 0, None, None, {})
+    events = setting.events
+    assert (events.ceiling, events.floor, events.late, events.extend) == ({}, {}, {}, {})
+    for spec in ("recorded", "never"):
+        run = Replay(setting, make_policy(spec), setting.events).run()
+        (touch,) = run.touches
+        assert touch.time == when, spec              # read what the first request cached
+        assert touch.read == first.usage.prompt - first.usage.input, spec
+        assert run.requests[1].read == pytest.approx(second.usage.prompt, abs=256), spec
+
+
+def test_price_sets_the_prices_of_a_session_that_names_its_model(tmp_path):
+    """``--price MODEL`` bills every request at that model's prices, whatever model the
+    session names: an Opus session replayed with Haiku's prices costs what the same
+    session written by Haiku costs."""
+    haiku = "claude-haiku-4-5-20251001"
+
+    def runs(model: str, price: str | None) -> list[list[tuple[float, float]]]:
+        built = claude_session(model=model)
+        data = built.text().replace(haiku.encode(), model.encode())   # one model throughout
+        session = read_session([str(write(tmp_path, data, f"{model}.jsonl"))])
+        setting = setting_for(session, {}, get_model("cache-clock"), True, 0, None, price,
+                              {})
+        return [[(b.input_cost, b.output_cost) for b in run.requests]
+                for run in replay_session(setting, ["recorded", "never"])]
+
+    as_haiku = runs(haiku, None)
+    assert runs("claude-opus-4-6", haiku) == as_haiku != runs("claude-opus-4-6", None)
+
+
+def test_dp_counts_the_summary_and_what_the_agent_re_injected_in_T_after_a_compaction(
+        tmp_path, monkeypatch):
+    """For an agent that summarises the whole history, what a compaction left beyond the
+    fixed prefix (the summary and what the agent re-injects) is history the next
+    compaction replaces: at each later moment dp's T and V add up to the prompt the
+    context would send."""
+    from compact_dp.replaying import policies
+
+    class Probe(KeepLast):
+        def __init__(self) -> None:
+            super().__init__(2, 0)
+            self.asked: list[tuple[float, float]] = []
+
+        def at_turn_end(self, replay, request):
+            if replay.compactions:
+                got = policies.ask_decision(replay, request, turn_end=True).decision
+                self.asked.append((replay.prompt_now(request), got.total_tokens))
+            return super().at_turn_end(replay, request)
+
+    session = read_session([str(write(tmp_path, adjusted_session().text()))])
+    setting = setting_for(session, {"max_context": "200000"}, get_model("cache-clock"),
+                          True, 0, None, None, {})
+    assert setting.after.left > setting.V0 + 1000
+    probe = Probe()
+    Replay(setting, probe, setting.events).run()
+    assert len(probe.asked) == 2
+    for prompt, T in probe.asked:
+        assert T + setting.V0 == pytest.approx(prompt, abs=1)
