@@ -413,11 +413,18 @@ def after_compaction(values: dict[str, AwkValue]) -> float:
 
 
 def growth_of(session: Session, values: dict[str, AwkValue]) -> float:
-    """How fast the live context grows, in tokens a request: what it holds (less what the
-    last compaction left) over the requests that built it."""
-    built = session.live_tokens - (after_compaction(values) if session.compaction_count
-                                   else 0.0)
-    return max(0.0, built) / max(1, session.live_request_count)
+    """How fast the live context grows, in tokens a request (``context_growth``)."""
+    return context_growth(session.live_tokens, session.live_request_count,
+                          session.compaction_count > 0, values)
+
+
+def context_growth(tokens: float, requests: float, compacted: bool,
+                   values: dict[str, AwkValue]) -> float:
+    """What a context holds, less what the compaction that began it left (``values``: as
+    known then), over the requests that built it: the one rule, for the decision on a
+    transcript and for replay's dp at each of its moments."""
+    built = tokens - (after_compaction(values) if compacted else 0.0)
+    return max(0.0, built) / max(1, requests)
 
 
 def session_outlook(session: Session, values: dict[str, AwkValue], world: World,

@@ -516,7 +516,8 @@ MUTANTS: dict[str, list[tuple[str, str, str, str, str]]] = {
          "key = model or self.price or self.world.fallback_llm",
          "tests/test_replay.py::test_price_sets_the_prices_of_a_session_that_names_its_model"),
         ("dp leaves the summary and re-injected tokens out of T", POLICIES,
-         "extra = max(0, round(replay.prefix_now(request) - s.V0))", "extra = 0",
+         "extra = 0 if V is not None else max(0, round(replay.prefix_now(request) - s.V0))",
+         "extra = 0",
          "tests/test_replay.py::test_dp_counts_the_summary_and_what_the_agent_re_injected_"
          "in_T_after_a_compaction"),
         ("the last turn end is never marked last", FIT,

@@ -226,5 +226,5 @@ def test_a_copy_of_a_replay_copies_every_field():
               for target in (n.targets if isinstance(n, ast.Assign) else [n.target])
               for t in (target.elts if isinstance(target, ast.Tuple) else [target])
               if isinstance(t, ast.Attribute) and getattr(t.value, "id", "") == "self"}
-    apart = {"setting", "policy", "events", "result", "context", "caches"}
+    apart = {"setting", "policy", "events", "result", "context", "caches", "unseen"}
     assert fields - apart == set(Replay.SCALARS)

@@ -866,7 +866,9 @@ def test_dp_counts_the_summary_and_what_the_agent_re_injected_in_T_after_a_compa
     """For an agent that summarises the whole history, what a compaction left beyond the
     fixed prefix (the summary and what the agent re-injects) is history the next
     compaction replaces: at each later moment dp's T and V add up to the prompt the
-    context would send."""
+    context would send — its messages no request has seen yet at what the decision
+    could know of them (``unsized``: what their sizes, learned from the next request,
+    add to that)."""
     from compact_dp.replaying import policies
 
     class Probe(KeepLast):
@@ -877,7 +879,8 @@ def test_dp_counts_the_summary_and_what_the_agent_re_injected_in_T_after_a_compa
         def at_turn_end(self, replay, request):
             if replay.compactions:
                 got = policies.ask_decision(replay, request, turn_end=True).decision
-                self.asked.append((replay.prompt_now(request), got.total_tokens))
+                self.asked.append((replay.prompt_now(request) - replay.unsized,
+                                   got.total_tokens))
             return super().at_turn_end(replay, request)
 
     session = read_session([str(write(tmp_path, adjusted_session().text()))])

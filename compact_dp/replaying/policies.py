@@ -23,6 +23,7 @@ from ..core.awkvalue import AwkValue
 from ..core.decision import turn_keep
 from ..core.wait import Outlook
 from ..errors import UsageError
+from ..question import context_growth
 from ..sessions.session import USER, Request
 from .billing import warm
 
@@ -64,6 +65,9 @@ if TYPE_CHECKING:
 
         @property
         def context_requests(self) -> int: ...
+
+        @property
+        def unsized(self) -> int: ...
 
         def conversation(self) -> Conversation: ...
 
@@ -148,22 +152,24 @@ def ask_decision(replay: State, request: Request, policy: PolicyAsk | None = Non
         cold = cache is not None and not warm(cache, request.sent)
     conv = replay.conversation()
     if s.whole:
-        # the summary and what the agent re-injected are history a next compaction
-        # replaces: they count in T, V is the fixed prefix
-        extra = max(0, round(replay.prefix_now(request) - s.V0))
-        conv = type(conv).summed(conv.nr + (1 if extra else 0), conv.total + extra,
-                                 conv.user_count())
+        # after the policy's own compaction, the summary and what the agent re-injected
+        # are history a next compaction replaces: they count in T, V is the fixed prefix
+        # (on the recorded context they are its messages, and V is that context's own)
+        extra = 0 if V is not None else max(0, round(replay.prefix_now(request) - s.V0))
+        # the messages no request has seen yet, at what the decision could know of them
+        conv = type(conv).summed(conv.nr + (1 if extra else 0),
+                                 conv.total + extra - replay.unsized, conv.user_count())
     horizon = s.forecast(replay.requests) if s.forecast is not None else None
     ending = s.ender(replay.turns + turn_end, replay.requests) if s.ender is not None \
         else None
     outlook = None
     if s.outlook is not None:
         o = s.outlook
-        # the growth as the status line reads it: what the context holds, less what the
-        # last compaction left, over the requests since (the cache's state does not
-        # change an answer, only what the views say: it is left out)
-        left = s.after.left - s.V0 if replay.compactions else 0.0
-        growth = max(0.0, conv.total - left) / max(1, replay.context_requests)
+        # the growth as the status line reads it, by its rule and with what was known
+        # then (the cache's state does not change an answer, only what the views say:
+        # it is left out)
+        growth = context_growth(conv.total, replay.context_requests,
+                                replay.compactions > 0, v)
         outlook = Outlook(growth, o.auto, o.hold, o.retention, o.log_error,
                           requests=replay.requests, exponent=o.exponent)
     ask = Ask(s.model, v, policy, whole=s.whole, p_write=p_write, cold=cold, horizon=horizon,

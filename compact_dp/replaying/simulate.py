@@ -115,7 +115,7 @@ class Replay:
     # what ``copy_at`` copies as it is (the rest it copies apart: context, caches, result)
     SCALARS: ClassVar[tuple[str, ...]] = (
         "prefix", "diverged", "ttl", "turns", "requests", "billed_input", "last_prompt",
-        "last_llm", "skip_context", "index", "position", "spent")
+        "last_llm", "skip_context", "index", "position", "spent", "estimates")
 
     def __init__(self, setting: Setting, policy: Policy, events: Events | None = None):
         self.setting, self.policy = setting, policy
@@ -138,6 +138,12 @@ class Replay:
         self.position: Position = (0, 0, -1, "", 0)   # where the policy is asked (copies)
         self.spent = 0.0                  # what the run was billed so far, comparably:
         #                                   input, and the summaries' output
+        # the messages in the context no request has seen yet: they are sized from the
+        # usage of the request that first sees them, which a decision now cannot know
+        # (``unsized``)
+        self.unseen: list[int] = []
+        self.estimates = session.estimates if len(session.estimates) == \
+            len(session.tokens) else session.tokens
 
     # --- what policies see ---------------------------------------------------------------
 
@@ -148,6 +154,13 @@ class Replay:
         if self.policy.recorded:
             return self.setting.recorded_prefix(request)
         return self.prefix
+
+    @property
+    def unsized(self) -> int:
+        """What the context's messages no request has seen yet hold beyond what a decision
+        now could know of them (sizing.Sizer.estimates), which its T leaves out."""
+        tokens, estimates = self.context.tokens, self.estimates
+        return sum(tokens[i] - estimates[i] for i in self.unseen)
 
     def prompt_now(self, request: Request) -> float:
         return self.prefix_now(request) + self.context.total
@@ -231,6 +244,7 @@ class Replay:
         for name in self.SCALARS:
             setattr(twin, name, getattr(self, name))
         twin.context = self.context.copy()
+        twin.unseen = list(self.unseen)
         twin.caches = {llm: cache.copy() for llm, cache in self.caches.items()}
         twin.result.compactions = list(self.result.compactions)
         return twin, self.position
@@ -248,6 +262,7 @@ class Replay:
         if kinds[i] == USER:
             self.turns += 1
         self.context.add(i)
+        self.unseen.append(i)
 
     def _recorded_boundary(self, request: Request, usage: Request | None,
                            boundary: Compaction) -> None:
@@ -305,6 +320,8 @@ class Replay:
         dropped = self.context.dropped(keep)
         self.caches[s.cache_key(billed.llm)] = Cache(billed.prompt, billed.time, billed.ttl)
         self.context.keep_last(keep)
+        if not keep:
+            self.unseen = []
         self.spent += billed.input_cost + billed.output_cost
         self.result.compactions.append(Compacted(len(self.result.requests), billed.time,
                                                  count - self.context.count, dropped,
@@ -335,6 +352,8 @@ class Replay:
         if request.side and request.usage is not None:
             self._bill_side(j, request, request.usage)
             return
+        if self.unseen:                       # what this request sees is seen
+            self.unseen = [i for i in self.unseen if i >= request.seen]
         self.ttl = s.ttl_of(request, self.ttl)
         if (self.policy.recorded or not self.diverged) and request.usage is not None:
             # what happened, exactly: so far this run's context is the recorded one

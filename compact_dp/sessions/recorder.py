@@ -272,6 +272,7 @@ class Recorder:
         s = Session(self.format, path, full=self.keep)
         if self.keep:
             s.kinds, s.nbytes, s.tokens = list(self.kinds), list(self.nbytes), sizes.tokens
+            s.estimates = sizes.estimates
             s.requests = [_request(r) for r in self.requests]
             s.compactions = [Compaction(at, time) for at, time in self.compactions]
             s.touches = list(self.touches)

@@ -196,6 +196,9 @@ class Session:
         self.kinds: list[str] = []
         self.nbytes: list[int] = []             # content bytes
         self.tokens: list[int] = []
+        # what a reader that stopped before the request sizing each message estimated
+        # it at (sizing.Sizer.estimates; empty: the sizes themselves)
+        self.estimates: list[int] = []
         self.requests: list[Request] = []
         self.compactions: list[Compaction] = []
         self.touches: list[tuple[int, float]] = []   # unanswered prompts: (before request,

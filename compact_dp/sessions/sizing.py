@@ -80,11 +80,16 @@ class Sizer:
     FIELDS: ClassVar[tuple[str, ...]] = (
         "mode", "keep", "tokens", "n", "grown", "weighed", "start", "started", "prefix",
         "have", "last_prompt", "last_seen", "pending", "run_open", "summary", "left",
-        "segments")
+        "segments", "estimates")
 
     def __init__(self, mode: str = USAGE, keep: bool = True):
         self.mode, self.keep = mode, keep
         self.tokens: list[int] = []          # per message (keep)
+        # per message (keep): its size as a reader that stopped before the request that
+        # sized it would have estimated it (the same as its size but where that request's
+        # growth said otherwise): what a decision at that moment saw (replay's dp asks with
+        # it, as the command on the transcript cut there does)
+        self.estimates: list[int] = []
         self.n = 0                           # messages so far
         self.grown = self.weighed = 0        # growth shared among new messages, their bytes
         # the current context
@@ -131,6 +136,7 @@ class Sizer:
         self.n += 1
         if self.keep:
             self.tokens.append(0)
+            self.estimates.append(0)
 
     def add_bytes(self, index: int, nbytes: int) -> None:
         """More bytes of message ``index``, which counts while no request has sized it (a
@@ -162,20 +168,24 @@ class Sizer:
             self.started = True
             per_byte = self.per_byte
             estimates = [self.estimate(m[NBYTES], per_byte) for m in new]
+            guessed = list(estimates) if self.keep else None
             if sum(estimates) <= prompt:
                 self.prefix = prompt - sum(estimates)
             else:                            # the messages alone exceed the prompt
                 self.prefix, estimates = 0, share(prompt, estimates)
             self.left = self.prefix + sum(e for e, m in zip(estimates, new) if m[FLAGS] & RUN)
-            self._settle(now, estimates, new)
+            self._settle(now, estimates, new, guessed)
         else:
             growth = prompt - self.last_prompt
             if growth >= 0 and new:
                 nbytes = [m[NBYTES] for m in new]
+                per_byte = self.per_byte         # (what was known before this request)
+                guessed = [self.estimate(b, per_byte) for b in nbytes] if self.keep \
+                    else None
                 if growth > 0:
                     self.grown += growth
                     self.weighed += sum(nbytes)
-                self._settle(now, share(growth, nbytes), new)
+                self._settle(now, share(growth, nbytes), new, guessed)
             elif growth >= 0:                # grew, with no new message
                 self.have += growth
                 adjust = growth
@@ -211,12 +221,15 @@ class Sizer:
             k += 1
         return self.pending[:k]
 
-    def _settle(self, now: int, sizes: list[int], new: list[list[int]] | None = None) -> None:
-        """Fix the sizes of the pending messages before ``now``."""
+    def _settle(self, now: int, sizes: list[int], new: list[list[int]] | None = None,
+                guessed: list[int] | None = None) -> None:
+        """Fix the sizes of the pending messages before ``now`` (``guessed``: what they
+        were estimated at until now, where not their sizes)."""
         new = self._seen_now(now) if new is None else new
-        for m, size in zip(new, sizes):
+        for k, (m, size) in enumerate(zip(new, sizes)):
             if self.keep:
                 self.tokens[m[AT]] = size
+                self.estimates[m[AT]] = guessed[k] if guessed is not None else size
             if m[FLAGS] == RUN | TEXT:
                 self.summary += size
         self.have += sum(sizes)
