@@ -142,6 +142,17 @@ def test_calibrate_output_into_a_missing_folder_is_refused_as_install_refuses(tm
     assert f"{tmp_path / 'no'} does not exist; not creating it" in r.stderr.decode()
 
 
+def test_a_file_where_the_folder_should_be_is_called_not_a_folder(tmp_path):
+    """Not "does not exist": the path is there, as a file (install --settings says so
+    too, as it reads the settings: "cannot read …: Not a directory")."""
+    file = tmp_path / "notes.txt"
+    file.write_text("hello\n")
+    r = run_cli("calibrate", "--output", str(file / "p.json"), str(EXAMPLES))
+    assert (r.returncode, r.stdout) == (2, b"")
+    assert r.stderr.decode() == f"compact-dp: error: --output: {file} is not a folder\n"
+    assert file.read_text() == "hello\n"
+
+
 # --- help ---------------------------------------------------------------------------------------
 
 def test_the_help_lists_every_command():
