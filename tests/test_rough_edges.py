@@ -333,6 +333,11 @@ def test_one_is_singular_everywhere(tmp_path):
     r = run_main("backtest", str(EXAMPLES / "claude-code.jsonl"), environ={"COLUMNS": "200"})
     assert "on 100% of 1 session of 100 or more requests" in r.out
     assert "1 sessions" not in r.out + r.err
+    one = tmp_path / "one.jsonl"                        # a session of one request
+    one.write_bytes(claude_turns([1]).text())
+    r = run_main("replay", str(one), environ={"COLUMNS": "200"})
+    assert "1 request ·" in r.out and " over 1 request (" in r.out
+    assert not re.search(r"\b1 (request|session|compaction)s\b", r.out + r.err), r.out
 
 
 def test_calibrate_says_its_success_plainly_not_as_a_warning(tmp_path):
