@@ -582,6 +582,7 @@ def home_section(cdp: str, runs: int, goals: list) -> None:
     ``ccusage session --json --offline`` on a home holding the corpus's sessions."""
     home = corpus_home()
     if home is None:
+        print("\nthe corpus as a home: skipped (needs ../shared/transcripts/corpus)")
         return
     files = list((home / ".claude" / "projects").rglob("*.jsonl"))
     mb = sum(f.stat().st_size for f in files) / 1e6

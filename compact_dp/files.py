@@ -29,6 +29,8 @@ def make_folder_for(path: str, may_make: tuple[str, ...], option: str, dry_run: 
     allowed = {os.path.abspath(f) for f in may_make} | {os.path.realpath(f) for f in may_make}
     missing: list[str] = []
     while not os.path.isdir(folder):
+        if os.path.exists(folder):                    # a file where a folder should be
+            raise UsageError(f"{'' if may_make else option + ': '}{folder} is not a folder")
         if folder not in allowed and may_make:       # the default path's
             raise UsageError(f"{folder} does not exist; not creating it (only "
                              f"{' and '.join(may_make)} would be made, for the default)")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import ROOT, clean_env
+from .test_compiled import compiled_modules
 
 sys.path.insert(0, str(ROOT / "build_backend"))
 import compact_dp_build as backend  # noqa: E402
@@ -142,12 +144,33 @@ def test_a_pure_build_never_tries_to_compile(builds, monkeypatch):
 
 def test_a_failing_compiler_stops_a_real_build_asked_to_compile(tmp_path):
     """The whole way through pip: mypyc translates, the C compiler (here one that always
-    fails) does not compile, and pip fails, saying why — no wheel."""
+    fails) does not compile, and pip fails, saying why — no wheel, and no build folder
+    left in the source tree (mypyc and setuptools wrote theirs in the copy)."""
+    before = left_in(ROOT)
     out = tmp_path / "out"
     p = pip_wheel(ROOT, out, COMPACT_DP_COMPILE="1", CC="false")
     assert p.returncode != 0
     assert "COMPACT_DP_COMPILE is set and compiling failed" in p.stdout + p.stderr
     assert not out.exists() or not list(out.glob("*.whl"))
+    assert left_in(ROOT) == before
+
+
+def test_a_compiled_build_type_checks_once(tmp_path):
+    """mypyc's type check is the slow half of the compile: pip asks the backend for the
+    requirements, the metadata and the wheel, and only the wheel's step may run it (a
+    stand-in mypyc here counts the calls and translates nothing)."""
+    fake = tmp_path / "fake" / "mypyc"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    calls = tmp_path / "calls"
+    (fake / "build.py").write_text(
+        "def mypycify(paths, **kw):\n"
+        f"    open({str(calls)!r}, 'a').write(str(len(paths)) + '\\n')\n"
+        "    return []\n")
+    p = pip_wheel(ROOT, tmp_path / "out", COMPACT_DP_COMPILE="1",
+                  PYTHONPATH=str(tmp_path / "fake"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert calls.read_text().split() == [str(len(compiled_modules()))]
 
 
 def test_a_pure_wheel_is_for_any_python_holds_every_source_file_and_leaves_no_trace(
@@ -196,5 +219,16 @@ def test_a_pure_wheel_is_for_any_python_holds_every_source_file_and_leaves_no_tr
 
 def test_ci_asks_for_the_compiled_build():
     """Else a machine without a compiler would pass CI on the pure build, unseen."""
-    assert "COMPACT_DP_COMPILE=1" in (ROOT / ".ci" / "run").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "COMPACT_DP_COMPILE=1 make test\n" in ci
+    assert "\nmake test-pure\n" in ci                 # and the pure build's tests after
     assert os.access(ROOT / ".ci" / "run", os.X_OK)
+
+
+def test_the_readme_says_what_the_compiled_install_costs_and_how_to_skip_it():
+    readme = (ROOT / "README.md").read_text()
+    install = readme[readme.index("\n## Install\n"):]
+    install = " ".join(install[:install.index("\n## ", 5)].split())
+    assert re.search(r"The install compiles: .* about \d+ CPU-seconds", install), install
+    assert "`COMPACT_DP_PURE=1 pipx install .` skips it and needs no mypy" in install
+    assert "`--version` names the build" in install

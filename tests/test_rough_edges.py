@@ -142,6 +142,17 @@ def test_calibrate_output_into_a_missing_folder_is_refused_as_install_refuses(tm
     assert f"{tmp_path / 'no'} does not exist; not creating it" in r.stderr.decode()
 
 
+def test_a_file_where_the_folder_should_be_is_called_not_a_folder(tmp_path):
+    """Not "does not exist": the path is there, as a file (install --settings says so
+    too, as it reads the settings: "cannot read …: Not a directory")."""
+    file = tmp_path / "notes.txt"
+    file.write_text("hello\n")
+    r = run_cli("calibrate", "--output", str(file / "p.json"), str(EXAMPLES))
+    assert (r.returncode, r.stdout) == (2, b"")
+    assert r.stderr.decode() == f"compact-dp: error: --output: {file} is not a folder\n"
+    assert file.read_text() == "hello\n"
+
+
 # --- help ---------------------------------------------------------------------------------------
 
 def test_the_help_lists_every_command():
@@ -322,6 +333,11 @@ def test_one_is_singular_everywhere(tmp_path):
     r = run_main("backtest", str(EXAMPLES / "claude-code.jsonl"), environ={"COLUMNS": "200"})
     assert "on 100% of 1 session of 100 or more requests" in r.out
     assert "1 sessions" not in r.out + r.err
+    one = tmp_path / "one.jsonl"                        # a session of one request
+    one.write_bytes(claude_turns([1]).text())
+    r = run_main("replay", str(one), environ={"COLUMNS": "200"})
+    assert "1 request ·" in r.out and " over 1 request (" in r.out
+    assert not re.search(r"\b1 (request|session|compaction)s\b", r.out + r.err), r.out
 
 
 def test_calibrate_says_its_success_plainly_not_as_a_warning(tmp_path):

@@ -4,6 +4,7 @@ Hypothesis profile made for it."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -41,3 +42,50 @@ def test_a_run_removes_the_folders_it_made(tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     assert "1 passed" in p.stdout
     assert sorted(os.listdir(scratch)) == []
+
+
+# What `make bench` does in a lone clone: every section whose goals need ../shared, and how
+# each is called (its arguments when it returns early: none is used).
+NEEDS_SHARED = {
+    "project_statusline": "('compact-dp', 1, 0.01, goals)",
+    "corpus_smoke": "('compact-dp', goals)",
+    "simulation_errors": "(goals)",
+    "setting_checks": "('compact-dp', goals)",
+    "backtest_section": "('compact-dp', goals)",
+    "history_section": "('compact-dp', 1, goals)",
+    "home_section": "('compact-dp', 1, goals)",
+    "fast_reading_check": "(goals)",
+}
+DATA_BUILDERS = {"corpus_folder", "history_tree", "corpus_home"}    # they return None
+
+
+def test_bench_in_a_lone_clone_skips_each_goal_that_needs_shared_data_saying_why(tmp_path):
+    """benchmarks/bench.py copied where no ../shared is beside it: each section that needs
+    the real sessions adds no goal (a goal missing its data is neither met nor missed) and
+    says on its own line that it skipped and what it needs."""
+    import ast
+    source = (ROOT / "benchmarks" / "bench.py").read_text()
+    callers = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef) and node.name not in DATA_BUILDERS:
+            called = {n.func.id for n in ast.walk(node) if isinstance(n, ast.Call)
+                      and isinstance(n.func, ast.Name)}
+            if called & DATA_BUILDERS or '"shared"' in ast.get_source_segment(source, node):
+                callers.add(node.name)
+    assert callers == set(NEEDS_SHARED)          # a new section that needs ../shared joins
+    clone = tmp_path / "lone" / "compact-dp"
+    for part in ("benchmarks/bench.py", "examples/generate.py"):
+        (clone / part).parent.mkdir(parents=True, exist_ok=True)
+        (clone / part).write_text((ROOT / part).read_text())
+    probe = "import sys, bench\n" + "".join(
+        f"goals = []\nbench.{name}{args}\nprint('goals:', len(goals))\n"
+        for name, args in NEEDS_SHARED.items())
+    p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                       cwd=clone / "benchmarks", timeout=120)
+    assert p.returncode == 0, p.stderr
+    said = [line for line in p.stdout.splitlines() if line.strip()]
+    assert len(said) == 2 * len(NEEDS_SHARED), said
+    for why, goals in zip(said[::2], said[1::2]):
+        assert goals == "goals: 0"
+        assert re.search(r": (skipped|not checked) \(needs \.\./shared/\S+", why), why
+    assert not (clone / "benchmarks" / "data").exists()

@@ -96,7 +96,7 @@ def table(title: str, summaries: list[Doc], width: int, styled: bool) -> Table:
 
 def bill_line(recorded: Doc) -> str:
     return (f"recorded bill: input {dollars(recorded['input_cost'])} over "
-            f"{recorded['requests']:,} requests ({recorded['cache_read_tokens']:,} read, "
+            f"{count(recorded['requests'], 'request')} ({recorded['cache_read_tokens']:,} read, "
             f"{recorded['cache_write_5m_tokens'] + recorded['cache_write_1h_tokens']:,} "
             f"written); output {dollars(recorded['output_cost'])}, from mid-stream "
             "snapshots that undercount, so priced apart")
