@@ -95,10 +95,20 @@ class Decision:
     candidate), ``terms``, ``derived``, ``reason`` — and ``action``, ``forced`` when a
     trigger asked for the agent's whole policy."""
 
+    __slots__ = ("_answer", "_question", "_session")
+
     def __init__(self, answer: Answer, question: Question, session: Recording):
-        self.core: Weighing = answer.decision
-        self.policy: PolicyResult | None = answer.policy
-        self.question, self.session = question, session
+        self._answer, self._question, self._session = answer, question, session
+
+    @property
+    def core(self) -> Weighing:
+        """The cost model's own decision (before a trigger's policy)."""
+        return self._answer.decision
+
+    @property
+    def policy(self) -> PolicyResult | None:
+        """The agent's policy's result, when a trigger asked for it."""
+        return self._answer.policy
 
     @property
     def compact(self) -> bool:
@@ -144,7 +154,7 @@ class Decision:
         """The ``--json`` object (docs/output.md)."""
         from .views.record import document, session_record, to_dict
         return document(to_dict(self.core, self.policy,
-                                session_record(self.session, self.question)))
+                                session_record(self._session, self._question)))
 
     def __repr__(self) -> str:
         return (f"Decision(compact={self.compact}, keep={self.keep}, "

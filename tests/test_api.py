@@ -215,6 +215,9 @@ def test_a_decision_reads_the_same_as_its_dict(tmp_path):
         assert d.derived.R == obj["derived"]["R"]
         assert d.exit_status == (1 if obj.get("action") == "skip" else 0)
     assert (d.compact, d.core.compact, d.forced) == (True, False, True)
+    for name in ("compact", "keep", "core", "policy"):           # an answer, not a form
+        with pytest.raises(AttributeError):
+            setattr(d, name, None)
 
 
 def test_load_and_decide_read_the_format_they_are_given(tmp_path):
