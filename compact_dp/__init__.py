@@ -5,6 +5,8 @@ The Python API (``api``; imported lazily, so the awk-compatible command line sta
     session = compact_dp.load("session.jsonl")      # any format: docs/formats.md
     decision = session.decide(turns=5)              # docs/api.md: every keyword
     decision.compact, decision.keep, decision.as_dict()
+    compact_dp.replay(["sessions/"]).as_dict()      # what `compact-dp replay --json` prints
+    compact_dp.prices(["claude-opus-4-6"]).as_dict()
 
 Every failure is a ``compact_dp.CompactDpError`` (``.status``: the exit status the command
 would use).  The command lines are thin layers over the same modules.
@@ -12,12 +14,28 @@ would use).  The command lines are thin layers over the same modules.
 
 from .version import __version__
 
-__all__ = ["__version__", "load", "decide", "Session", "Decision", "MODELS",
-           "CompactDpError"]
+TYPE_CHECKING = False       # typing costs start-up time; mypy reads this as True
+if TYPE_CHECKING:           # what type checkers and editors see; run time: __getattr__
+    from .api import (
+        Decision,
+        PriceTable,
+        Replay,
+        Session,
+        decide,
+        load,
+        prices,
+        replay,
+    )
+    from .core.models import MODELS
+    from .errors import CompactDpError
+
+__all__ = ["__version__", "load", "decide", "replay", "prices", "Session", "Decision",
+           "Replay", "PriceTable", "MODELS", "CompactDpError"]
+_API = ("load", "decide", "replay", "prices", "Session", "Decision", "Replay", "PriceTable")
 
 
 def __getattr__(name: str) -> object:
-    if name in ("load", "decide", "Session", "Decision"):
+    if name in _API:
         from . import api
         return getattr(api, name)
     if name == "MODELS":

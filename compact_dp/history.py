@@ -19,6 +19,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from .environment import Env
     from .sessions.session import Session
 
 NOT_NAME = re.compile(r"[^A-Za-z0-9]")       # what Claude Code writes as '-' in a folder name
@@ -41,6 +42,40 @@ def default_folders(environ: Mapping[str, str]) -> list[tuple[str, str]]:
             seen.add(os.path.realpath(d))
             out.append((agent, d))
     return out
+
+
+def session_files(env: Env, paths: list[str]) -> list[str]:
+    """The session files under the paths given; with none, under the agents' own folders
+    (docs/history.md), each named on standard error with how many it holds."""
+    from .errors import UsageError
+    from .views.words import count
+
+    unreadable: list[tuple[str, str]] = []
+
+    def say_unreadable() -> None:
+        for folder, why in unreadable:
+            env.warn(f"cannot read the folder {folder} ({why}): its sessions are left out")
+    if paths:
+        files = find_sessions(paths, unreadable)
+        say_unreadable()
+        if not files:
+            raise UsageError(f"no session files under {', '.join(paths)}")
+        return files
+    folders = default_folders(env.environ)
+    if not folders:
+        raise UsageError("no FILE or DIR given, and no session folder found "
+                         "($CLAUDE_CONFIG_DIR/projects or ~/.claude/projects, "
+                         "$CODEX_HOME/sessions or ~/.codex/sessions)")
+    seen: set[str] = set()                  # each file once, in whichever folder it is
+    found = [(agent, folder, find_sessions([folder], unreadable, seen))
+             for agent, folder in folders]
+    say_unreadable()
+    if not any(files for _, _, files in found):
+        raise UsageError("no FILE or DIR given, and no session files in "
+                         f"{', '.join(folder for _, folder in folders)}")
+    for agent, folder, files in found:
+        env.note(f"{agent}: {count(len(files), 'session file')} in {folder}")
+    return [f for _, _, files in found for f in files]
 
 
 def is_session_file(name: str) -> bool:
@@ -194,15 +229,14 @@ def parse_day(text: str, where: str) -> str:
     """A date as ccusage takes it, YYYYMMDD, or YYYY-MM-DD: as YYYY-MM-DD."""
     from datetime import date
 
-    from .errors import UsageError
+    from .errors import BadValue
     m = re.fullmatch(r"(\d{4})(-?)(\d\d)\2(\d\d)", text)
     try:
         if m is None:
             raise ValueError
         return date(int(m[1]), int(m[3]), int(m[4])).isoformat()
     except ValueError:
-        raise UsageError(f"{where}: {text!r} is not a date (YYYYMMDD or YYYY-MM-DD)") \
-            from None
+        raise BadValue(where, f"{text!r} is not a date (YYYYMMDD or YYYY-MM-DD)") from None
 
 
 def matches(project: str, pattern: str) -> bool:

@@ -13,7 +13,7 @@ import pytest
 import compact_dp
 from compact_dp.errors import BadValue, CompactDpError, UsageError
 
-from .conftest import EXAMPLE, INPUTS, clean_env, run_main
+from .conftest import CACHE_DIR, EXAMPLE, INPUTS, clean_env, run_main
 from .session_fixtures import claude_session
 
 STATS = {"turns": 5, "requests": 40, "input_tokens": 400000}
@@ -29,7 +29,7 @@ def test_every_kind_of_source_gives_the_same_decision():
                [x.decode() for x in lines], kept, [x.decode() for x in kept])
     answers = {compact_dp.load(src).decide(**STATS).keep for src in sources}
     assert answers == {54}
-    assert len(compact_dp.load(kept).recording.kinds) == 400        # not read twice
+    assert len(compact_dp.load(kept).kinds) == 400        # not read twice
 
 
 def test_a_loaded_session_can_be_copied_and_the_copy_decides_the_same():
@@ -41,7 +41,7 @@ def test_a_loaded_session_can_be_copied_and_the_copy_decides_the_same():
 
 
 def test_a_path_as_a_string_is_one_file_not_its_characters():
-    assert compact_dp.load(str(EXAMPLE)).recording.request_count > 0
+    assert compact_dp.load(str(EXAMPLE)).request_count > 0
 
 
 def test_a_text_mode_file_is_a_clear_error():
@@ -53,11 +53,16 @@ def test_a_text_mode_file_is_a_clear_error():
 
 def test_parameters_by_option_or_awk_name_and_errors_in_the_callers_words():
     by_option = compact_dp.load(EXAMPLE).decide(turns=5, requests=40, input_tokens=4e5)
-    by_awk = compact_dp.load(EXAMPLE).decide(t="5", total_requests=40, total_input=400000)
+    by_awk = compact_dp.load(EXAMPLE).decide(params={"t": "5", "total_requests": 40,
+                                                     "total_input": 400000})
     assert (by_option.keep, by_option.benefit) == (by_awk.keep, by_awk.benefit)
     session = compact_dp.load(EXAMPLE)
     with pytest.raises(BadValue, match="^turnz: no such parameter$"):
-        session.decide(turnz=5)
+        session.decide(params={"turnz": 5})
+    with pytest.raises(TypeError, match="turnz"):        # a keyword: Python's own error
+        session.decide(turnz=5)                         # type: ignore[call-arg]
+    with pytest.raises(BadValue, match="^turns: given both as a keyword and in params$"):
+        session.decide(turns=5, params={"t": 6})
     with pytest.raises(BadValue, match="^turns: 'five' is not a number$"):
         session.decide(turns="five")
     with pytest.raises(BadValue, match="^retention: 1.5 is out of range"):
@@ -210,6 +215,9 @@ def test_a_decision_reads_the_same_as_its_dict(tmp_path):
         assert d.derived.R == obj["derived"]["R"]
         assert d.exit_status == (1 if obj.get("action") == "skip" else 0)
     assert (d.compact, d.core.compact, d.forced) == (True, False, True)
+    for name in ("compact", "keep", "core", "policy"):           # an answer, not a form
+        with pytest.raises(AttributeError):
+            setattr(d, name, None)
 
 
 def test_load_and_decide_read_the_format_they_are_given(tmp_path):
@@ -221,3 +229,191 @@ def test_load_and_decide_read_the_format_they_are_given(tmp_path):
     assert len(as_lines.kinds) == len(f.read_bytes().splitlines())
     d = compact_dp.decide(f, format="bash-agent", turns=1)
     assert d.as_dict()["session"]["format"] == "bash-agent"
+
+
+# --- replay and prices: the commands' --json, as library calls ---------------------------
+
+ENV = {"COMPACT_DP_DEBUG": "1", "COMPACT_DP_CACHE": CACHE_DIR}   # what run_main reads
+CLAUDE, CODEX = str(EXAMPLES / "claude-code.jsonl"), str(EXAMPLES / "codex.jsonl")
+
+# Each keyword of compact_dp.replay and the option of `compact-dp replay` that asks the same.
+REPLAY_KEYWORDS = [
+    ({}, []),
+    ({"policies": ["dp", "never", "threshold:60"]},
+     ["--policy", "dp", "--policy", "never", "--policy", "threshold:60"]),
+    ({"by": "project", "sort": "cost"}, ["--by", "project", "--sort", "cost"]),
+    ({"since": "20260102"}, ["--since", "20260102"]),
+    ({"project": "nothing-like-it"}, ["--project", "nothing-like-it"]),
+    ({"tokens": "bytes", "model": "v4.2", "keep": "best"},
+     ["--tokens", "bytes", "--model", "v4.2", "--keep", "best"]),
+    ({"compact_at": "request", "keep_tokens": 5000, "policies": ["dp", "threshold:50"]},
+     ["--compact-at", "request", "--keep-tokens", "5000", "--policy", "dp",
+      "--policy", "threshold:50"]),
+    ({"price": "claude-sonnet-4-6", "cache_ttl": "1h"},
+     ["--price", "claude-sonnet-4-6", "--cache-ttl", "1h"]),
+    ({"auto_compact_tokens": "off", "params": {"beta": 0.2, "S": 900}},
+     ["--auto-compact-tokens", "off", "--beta", "0.2", "--summary-tokens", "900"]),
+    ({"auto_compact_tokens": 90000}, ["--auto-compact-tokens", "90000"]),
+]
+
+
+@pytest.mark.parametrize("paths", [[CLAUDE], [CODEX], [CLAUDE, CODEX]])
+@pytest.mark.parametrize("keywords, options", REPLAY_KEYWORDS)
+def test_replay_as_dict_is_what_replay_json_prints(paths, keywords, options):
+    r = run_main("replay", "--json", "--jobs", "1", *options, *paths)
+    assert r.status == 0, r.err
+    got = compact_dp.replay(paths, jobs=1, environ=ENV, **keywords)
+    assert got.as_dict() == json.loads(r.out)
+    assert got.sessions == json.loads(r.out)["sessions"]
+
+
+def test_replay_of_a_folder_skips_what_the_command_skips_and_says_nothing(tmp_path,
+                                                                           capsys):
+    (tmp_path / "a.jsonl").write_bytes((EXAMPLES / "codex.jsonl").read_bytes())
+    (tmp_path / "notes.json").write_text('{"not": "a session"}')
+    (tmp_path / "empty.jsonl").write_text("")
+    cli = run_main("replay", "--json", "--jobs", "1", str(tmp_path))
+    seen = []
+    got = compact_dp.replay(tmp_path, jobs=1, environ=ENV,
+                            progress=lambda done, total: seen.append((done, total)))
+    assert got.as_dict() == json.loads(cli.out) and len(got.skipped) == 2
+    assert seen == [(1, 3), (2, 3), (3, 3)]
+    assert "left out" in cli.err and capsys.readouterr() == ("", "")
+
+
+def test_replay_errors_name_the_keyword_where_the_command_names_the_option():
+    for keywords, words in (({"by": "week"}, "by: 'week' is not one of"),
+                            ({"sort": "size"}, "sort: 'size' is not one of"),
+                            ({"since": "2026-13-01"}, "since: '2026-13-01' is not a date"),
+                            ({"keep_tokens": 1.5}, "keep_tokens: 1.5 is not a whole number"),
+                            ({"jobs": 0}, "jobs: 0 is not a whole number ≥ 1"),
+                            ({"auto_compact_tokens": -1}, "auto_compact_tokens: -1 is not"),
+                            ({"params": {"turns": 5}}, "turns: no such parameter of replay"),
+                            ({"tokens": "lines"}, "tokens: 'lines' is not one of")):
+        with pytest.raises(BadValue, match="^" + words):
+            compact_dp.replay(CODEX, environ=ENV, **keywords)
+    r = run_main("replay", "--keep-tokens", "1.5", CODEX)
+    assert r.err == "compact-dp: error: --keep-tokens: '1.5' is not a whole number ≥ 0\n"
+
+
+def test_replay_reads_the_users_profile_unless_told(tmp_path, monkeypatch):
+    """As the decision does: the process's environment names the profile the command
+    would use; ``profile=`` and ``environ=`` say otherwise."""
+    from compact_dp.calibration.profile import BUILT_IN
+    config = tmp_path / "config"
+    assert run_main("calibrate", str(EXAMPLES), environ={"XDG_CONFIG_HOME": str(config)}
+                    ).status == 0
+    mine = str(config / "compact-dp" / "profile.json")
+    monkeypatch.delenv("COMPACT_DP_PROFILE", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+
+    def used(**keywords):
+        (session,) = compact_dp.replay(CLAUDE, jobs=1, **keywords).sessions
+        return session["profile"]["path"]
+    assert used() == mine
+    assert used(profile="none") == used(environ={}) == BUILT_IN
+    assert used(environ={"COMPACT_DP_PROFILE": mine}, profile=BUILT_IN) == BUILT_IN
+    assert compact_dp.load(CLAUDE).decide(now=NOW, profile="none").as_dict()[
+        "session"]["profile"]["path"] == BUILT_IN
+
+
+@pytest.mark.parametrize("models", [[], ["claude-opus-4-6"], ["gpt-5.6", "claude-sonnet-4-6"]])
+def test_prices_as_dict_is_what_prices_json_prints(models):
+    r = run_main("prices", "--json", *models)
+    got = compact_dp.prices(models)
+    assert got.as_dict() == json.loads(r.out)
+    assert [m.llm for m in got.models] == [m["model"] for m in json.loads(r.out)["models"]]
+    assert len(got.models) == (len(models) or len(json.loads(r.out)["models"]))
+
+
+def test_prices_of_an_unknown_model_say_what_the_command_says():
+    with pytest.raises(UsageError) as info:
+        compact_dp.prices(["gpt-0"])
+    assert run_main("prices", "gpt-0").err == f"compact-dp: {info.value.line()}\n"
+    assert compact_dp.prices("claude-opus-4-6").models[0].llm == "claude-opus-4-6"
+
+
+# --- the types a caller sees ----------------------------------------------------------------
+
+def test_decide_takes_the_keywords_session_decide_takes_and_no_others():
+    """compact_dp.decide writes Session.decide's keywords out again (so a type checker
+    sees them): the two lists must stay one, with the parameters' names from their
+    table."""
+    import inspect
+
+    from compact_dp import api
+    from compact_dp.core.params import PARAMS
+    method = inspect.signature(api.Session.decide).parameters
+    function = inspect.signature(api.decide).parameters
+    assert list(function) == ["source", "format", "tokens", *list(method)[1:]]
+    for name, p in list(method.items())[1:]:
+        assert function[name] == p
+    assert [p.option.replace("-", "_") for p in PARAMS] == list(method)[1:len(PARAMS) + 1]
+    assert typing_hints(api.decide)["keep"] == typing_hints(api.Session.decide)["keep"]
+    for call in (api.decide, api.Session.decide, api.load, api.replay, api.prices):
+        kinds = {p.kind for p in inspect.signature(call).parameters.values()}
+        assert inspect.Parameter.VAR_KEYWORD not in kinds, call
+        assert all(p.annotation is not inspect.Parameter.empty
+                   for p in inspect.signature(call).parameters.values() if p.name != "self")
+
+
+def typing_hints(call):
+    import typing
+    return typing.get_type_hints(call)
+
+
+def test_the_literal_types_are_the_values_the_code_checks():
+    import typing
+
+    from compact_dp import api
+    from compact_dp.agents import POINTS
+    from compact_dp.core.horizon import HORIZONS
+    from compact_dp.core.policy import TRIGGERS
+    from compact_dp.question import KEEP_MODES
+    from compact_dp.replaying.compare import BY, SORTS
+    from compact_dp.sessions.recorder import TOKEN_MODES
+    literal = {name: set(typing.get_args(getattr(api, name))) for name in
+               ("Keep", "Trigger", "Tokens", "By", "Sort", "Point")}
+    assert literal == {"Keep": set(KEEP_MODES), "Trigger": set(TRIGGERS),
+                       "Tokens": set(TOKEN_MODES), "By": set(BY), "Sort": set(SORTS),
+                       "Point": set(POINTS)}
+    (words, number) = typing.get_args(api.Horizon)
+    assert set(typing.get_args(words)) == set(HORIZONS) and number is float
+
+
+def test_a_type_checker_sees_every_keyword_and_the_read_only_properties(tmp_path):
+    """mypy on a caller's code, against the installed package (its py.typed): a mistyped
+    keyword, a value no keyword takes and a write to a property are errors before
+    anything runs."""
+    (tmp_path / "caller.py").write_text(
+        "import compact_dp\n"
+        "compact_dp.decide('s.jsonl', turnz=5)\n"
+        "compact_dp.load('s.jsonl').decide(keep='most')\n"
+        "compact_dp.replay('s.jsonl', by='week')\n"
+        "compact_dp.load('s.jsonl').format = 'codex'\n"
+        "ok: int = compact_dp.decide('s.jsonl', turns=5, horizon=20).keep\n"
+        "cost: object = compact_dp.prices(['gpt-5.6']).as_dict()['models']\n")
+    p = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-error-summary",
+                        "--cache-dir", str(tmp_path / "cache"), "caller.py"],
+                       capture_output=True, text=True, cwd=tmp_path, env=clean_env())
+    errors = sorted(int(line.split(":")[1]) for line in p.stdout.splitlines()
+                    if ": error:" in line)
+    assert errors == [2, 3, 4, 5], p.stdout + p.stderr
+    assert 'did you mean "turns"' in p.stdout and "read-only" in p.stdout
+
+
+def test_a_session_is_read_only_and_has_no_passthrough():
+    """Its properties are copies of what the reader found: nothing a caller does to one
+    changes a later decision."""
+    from compact_dp import api
+    session = compact_dp.load(EXAMPLE)
+    assert "__getattr__" not in vars(api.Session)
+    for name in ("format", "request_count", "kinds", "requests", "llms"):
+        with pytest.raises(AttributeError):
+            setattr(session, name, None)
+    assert not hasattr(session, "peaks")               # not public: no passthrough
+    with pytest.raises(AttributeError):
+        session.anything_new = 1                       # no new attributes either
+    assert isinstance(session.kinds, tuple) and len(session.kinds) == 400
+    assert (session.request_count, session.user_turns) == (len(session.requests), 40)
+    assert session.decide(**STATS).keep == 54

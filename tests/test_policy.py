@@ -43,7 +43,7 @@ def test_policy_follows_the_agent_for_every_recorded_agent_call(case):
         for ctx in (0, limit - 1, limit, limit + 1, 10 * limit):
             want = reference.policy(lines, recorded_keep, trigger, ctx, 200000, 0.12)
             got = session.decide(trigger=trigger, context_tokens=ctx,
-                                 model=case["profile"], **params)
+                                 model=case["profile"], params=params)
             assert (got.keep, got.exit_status) == want, (trigger, ctx)
             undecided = recorded_keep == 0 or recorded_keep >= len(lines)
             assert got.forced == (undecided and (trigger != "auto" or ctx > limit))

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from ..environment import Env
 from ..errors import UsageError
+from ..history import session_files
+from ..replaying.batch import say_skipped
 from ..views.words import count
 from .options import Option
-from .replay import say_skipped, session_files, whole_number
+from .replay import whole_number
 from .typerkit import command
 
 TYPE_CHECKING = False

@@ -50,10 +50,9 @@ def calibrate_command(env: Env, paths: list[str], output: str | None, fresh: boo
     from ..calibration.profile import load_profile, user_profile_path
     from ..errors import CompactDpError
     from ..files import make_folder_for, write_atomic
-    from ..history import each_request_once, inside_words
+    from ..history import each_request_once, inside_words, session_files
     from ..sessions.read import read_session
     from ..views.record import to_json
-    from .replay import session_files
 
     target = output or user_profile_path(env.environ)
     if target is None and not dry_run:

@@ -4,7 +4,6 @@ programs."""
 from __future__ import annotations
 
 from ..environment import Env
-from ..errors import UsageError
 from .options import Option
 from .typerkit import command
 
@@ -30,25 +29,16 @@ def build(env: Env) -> Command:
 
 
 def prices_command(env: Env, models: list[str], json_out: bool) -> int:
-    from ..pricing.table import entries, find, table
+    from ..api import prices
+    from ..pricing.table import table
     from ..views.console import buffered_console, fitted_table, text_of
     from ..views.words import tokens
 
-    if models:
-        rows = []
-        for m in models:
-            found = find(m)
-            if found is None:
-                raise UsageError(f"{m!r} is not in the price table")
-            rows.append(found)
-    else:
-        rows = entries()
+    answer = prices(models)
+    rows = answer.models
     if json_out:
-        from ..views.record import to_json
-        data = table()
-        return env.write(to_json({"currency": data["currency"], "checked": data["checked"],
-                                  "rules": data["rules"],
-                                  "models": [p.as_dict() for p in rows]}) + "\n")
+        from ..views.record import dumps
+        return env.write(dumps(answer.as_dict()) + "\n")
     console = buffered_console(env)
     styled = console.is_terminal and not console.no_color
     headers = ["model", "in", "read", "w 5m", "w 1h", "out", "window", "date"]

@@ -98,6 +98,16 @@ def strict_number(text: str, where: str) -> float:
     return x
 
 
+def whole_number(raw: object, where: str, low: int) -> int:
+    """A whole number ≥ low (given as a number, or as text to read), or a BadValue
+    naming ``where`` in the same words for the command line and the Python API."""
+    x = strict_number(raw, where) if isinstance(raw, str) else raw
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) or \
+            x != int(x) or x < low:
+        raise BadValue(where, f"{raw!r} is not a whole number ≥ {low}")
+    return int(x)
+
+
 def native_values(given: Mapping[str, object], env: Mapping[str, str] | None = None
                   ) -> dict[str, AwkValue]:
     """Every parameter as a number: the given value, else its env var (unless empty), else

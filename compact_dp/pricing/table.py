@@ -132,6 +132,29 @@ def entries() -> list[Prices]:
     return [_prices(e) for e in table()["models"]]
 
 
+def chosen_entries(models: list[str]) -> list[Prices]:
+    """The entries of the models named (matched as ``find`` matches), else every one
+    (``compact-dp prices``, the Python API's ``prices``)."""
+    if not models:
+        return entries()
+    rows = []
+    for m in models:
+        found = find(m)
+        if found is None:
+            from ..errors import UsageError
+            raise UsageError(f"{m!r} is not in the price table")
+        rows.append(found)
+    return rows
+
+
+def table_doc(rows: list[Prices]) -> dict[str, object]:
+    """``prices --json``: the table's currency, when it was checked, its billing rules,
+    and the rows."""
+    data = table()
+    return {"currency": data["currency"], "checked": data["checked"], "rules": data["rules"],
+            "models": [p.as_dict() for p in rows]}
+
+
 def _prices(e: Table, window: int | None = None) -> Prices:
     granularity = table().get("cache_granularity", {}).get(e["provider"], {})
 

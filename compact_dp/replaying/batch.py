@@ -27,6 +27,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
 
+    from ..environment import Env
     from ..history import Selection
     from ..sessions.session import Session
     from .records import Doc
@@ -37,10 +38,15 @@ if TYPE_CHECKING:
     Extra = tuple[frozenset[int], list[str]]
 
 
+# the policies a replay compares unless told (recorded and hindsight only where a
+# session has usage: replay_file)
+DEFAULT_POLICIES = ("recorded", "dp", "hindsight", "never", "threshold:80")
+
+
 class FileJob:
     """Everything a worker needs to replay one file (picklable)."""
 
-    def __init__(self, policies: list[str], params: dict[str, str], model: Model | None,
+    def __init__(self, policies: list[str], params: dict[str, object], model: Model | None,
                  keep: str, keep_tokens: int, format: str, tokens: str, price: str | None,
                  cache_ttl: str | None, environ: dict[str, str], chosen: bool = False,
                  detail: bool = True, select: Selection | None = None,
@@ -59,7 +65,8 @@ class FileJob:
 def _preload() -> None:
     """What ``replay_file`` imports, imported once before the pool starts: forked workers
     share it instead of each importing it again (~70 ms of CPU apiece)."""
-    from .. import history, question  # noqa: F401
+    from ..history import project_of  # noqa: F401
+    from ..question import session_question  # noqa: F401
     from ..sessions import bash_agent, codex, fast, openai_chat  # noqa: F401
     from . import bill, compare, run  # noqa: F401
 
@@ -312,3 +319,60 @@ def totals(results: Iterable[Doc]) -> Doc:
         t.update({k: v for k, v in compared.get(t["policy"], {}).items() if k != "policy"})
         out.append(t)
     return {**summed, "policies": out, "recorded": recorded or None}
+
+
+def say_skipped(env: Env, results: list[Doc], given: list[str]) -> None:
+    """Each skipped session named with why; ``.json`` files found in folders that are in
+    no session format at all (a ``metadata.json`` beside the sessions), and empty files,
+    counted in a line each — ``--json`` lists them.  A ``.jsonl`` file is meant to be a
+    session: named."""
+    from ..views.words import count
+
+    def quiet(r: Doc) -> bool:
+        return bool(r.get("not_session")) and r["session"] not in given and \
+            r["session"].endswith(".json")
+
+    def empty(r: Doc) -> bool:
+        return bool(r.get("empty")) and r["session"] not in given
+    for r in results:
+        if "error" in r and not quiet(r) and not empty(r):
+            env.warn(f"skipped {r['session']}: {skip_reason(r)}")
+    left_out = sum(1 for r in results if quiet(r))
+    if left_out:
+        env.note(f"left out {count(left_out, '.json file')} in the folders that are not "
+                 "sessions")
+    nothing = sum(1 for r in results if empty(r))
+    if nothing:
+        env.note(f"left out {count(nothing, 'empty file')} in the folders (no session in "
+                 f"{'it' if nothing == 1 else 'them'})")
+
+
+def standard_input(paths: list[str], env: Env) -> bytes | None:
+    """The bytes of standard input when ``-`` is one of the paths (read once, whole: a
+    worker process cannot read this one's stdin)."""
+    if "-" not in paths:
+        return None
+    if paths.count("-") > 1:
+        raise UsageError("- (standard input) can be replayed once")
+    if env.stdin is None:
+        raise InputError("-: standard input is closed")
+    try:
+        return env.stdin.read()
+    except OSError as e:
+        raise InputError(f"standard input: {e.strerror or e}") from None
+
+
+def run_shown(files: list[str], options: FileJob, jobs: int, env: Env, show_progress: bool,
+              stdin: bytes | None, progress: Callable[[int], None] | None = None
+              ) -> list[Doc]:
+    """Replay with a rich progress bar on a terminal's standard error (else
+    ``progress(n)`` after each file, when given)."""
+    if not (show_progress and env.stderr_isatty):
+        return run_batch(files, options, jobs, progress, stdin)
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(file=env.stderr), transient=True) as bar:
+        task = bar.add_task("replaying", total=len(files))
+        return run_batch(files, options, jobs,
+                         lambda n: bar.update(task, completed=n), stdin)

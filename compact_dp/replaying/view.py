@@ -309,10 +309,10 @@ def totals_of(results: list[Doc]) -> Doc:
     return totals(results)
 
 
-def to_json(results: list[Doc], by: str = "session", sort: str = "date") -> str:
+def json_doc(results: list[Doc], by: str = "session", sort: str = "date") -> Doc:
     """``sessions`` (each with its policies compared), ``skipped``, ``total`` (with
-    several) and ``groups``: the rows of the table of many sessions."""
-    from ..views.record import to_json as dumps
+    several) and ``groups``: the rows of the table of many sessions (``--json``, and
+    the Python API's ``Replay.as_dict``)."""
     from .batch import skip_reason
     from .compare import groups
     good = [res for res in results if "policies" in res]
@@ -324,4 +324,4 @@ def to_json(results: list[Doc], by: str = "session", sort: str = "date") -> str:
     if len(good) > 1:
         out["total"] = totals_of(good)
     out["by"], out["groups"] = by, groups(good, by, sort)
-    return dumps(out)
+    return out

@@ -122,5 +122,10 @@ def document(body: dict[str, object]) -> dict[str, object]:
 
 
 def to_json(body: dict[str, object]) -> str:
+    return dumps(document(body))
+
+
+def dumps(doc: dict[str, object]) -> str:
+    """A document as ``--json`` prints it (the Python API's ``as_dict()``, written)."""
     import orjson
-    return orjson.dumps(document(body)).decode()
+    return orjson.dumps(doc).decode()
