@@ -546,6 +546,26 @@ MUTANTS: dict[str, list[tuple[str, str, str, str, str]]] = {
          "tests/test_output.py::test_plain_output_on_a_whole_history_agent_says_what_the_"
          "policy_did"),
     ],
+    "one question": [             # replay's dp asks what the command asks (issue 28.1)
+        ("replay's dp sizes unseen messages by the next request's usage", POLICIES,
+         "conv.total + extra - replay.unsized", "conv.total + extra",
+         "tests/test_one_question.py::test_replays_dp_decides_what_the_command_decides_on_"
+         "the_cut_example"),
+        ("replay's dp counts what a compaction left as the context's growth", POLICIES,
+         "replay.compactions > 0, v)", "False, v)",
+         "tests/test_one_question.py::test_replays_dp_decides_what_the_command_decides_on_"
+         "the_cut_example"),
+        ("the recorded context's prefix counted in T as well as in V", POLICIES,
+         "extra = 0 if V is not None else max(0, round(replay.prefix_now(request) - s.V0))",
+         "extra = max(0, round(replay.prefix_now(request) - s.V0))",
+         "tests/test_one_question.py::test_on_the_recorded_context_after_a_compaction_v_is_"
+         "that_contexts_own"),
+        ("a request's estimate is its size even where its growth said otherwise", SIZING,
+         "guessed = [self.estimate(b, per_byte) for b in nbytes] if self.keep \\",
+         "guessed = None if self.keep \\",
+         "tests/test_one_question.py::test_replays_dp_decides_what_the_command_decides_on_"
+         "the_cut_example"),
+    ],
 }
 
 

@@ -199,3 +199,28 @@ def test_replays_dp_decides_what_the_command_decides_on_cut_real_sessions(tmp_pa
                 if "Format" not in type(e).__name__ and "NotASession" not in type(e).__name__:
                     raise
     assert checked > 10
+
+
+def test_on_the_recorded_context_after_a_compaction_v_is_that_contexts_own(tmp_path):
+    """After a recorded compaction whose context starts on a larger fixed prefix than the
+    first one (the agent re-injected files, a longer system prompt), replay's dp asks with
+    that context's V and its messages, as the command does on the transcript cut there —
+    the prefixes' difference is not counted in T on top."""
+    from .session_fixtures import ClaudeSession, text
+    s = ClaudeSession()
+    s.user("fix it")
+    s.response([text("Looking.")], (3, 10000, 0))
+    for turn in range(3):
+        s.user(f"turn {turn} " * 40)
+        s.response([text("ok " * 300)], (3, 1500, 10000 + 1500 * turn))
+    s.boundary("manual", 15000)
+    s.summary()
+    s.response([text("Continuing.")], (3, 16000, 0))
+    for turn in range(3):
+        s.user(f"later {turn} " * 40)
+        s.response([text("ok " * 300)], (3, 1500, 16000 + 1500 * turn))
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(s.text())
+    session = read_session([str(path)])
+    assert session.segment_prefixes[1] > session.segment_prefixes[0] + 3000
+    assert compare_with_the_command(str(path), tmp_path, limit=10) >= 5
