@@ -20,7 +20,11 @@ from __future__ import annotations
 
 REQUEST, TURN = "request", "turn"        # where a compaction may happen
 POINTS = (REQUEST, TURN)
-HOLD_MARGIN = 10.0     # a held-back automatic compaction goes ahead this close (%) to the end
+# How close (% of the window) to the end a held-back automatic compaction goes ahead: the
+# PreCompact hook never blocks within it (its --margin default), and replay's dp and
+# hindsight let the context wait no further (world.hold_limit), since not compacting there
+# would fail the next request.  One figure, so replay holds back as the hook does.
+HOLD_MARGIN = 10.0
 LONG_WINDOW = 1_000_000                  # the 1M-token window of current Claude models
 
 

@@ -67,7 +67,7 @@ class World:
 
     @property
     def hold_limit(self) -> float:
-        """How far a held-back automatic compaction may wait: HOLD_MARGIN short of the
+        """How far a held-back automatic compaction may wait: agents.HOLD_MARGIN short of the
         window, and never before the agent's own point (which is the limit then)."""
         from .agents import HOLD_MARGIN
         margin = self.context_window * (1 - HOLD_MARGIN / 100)
