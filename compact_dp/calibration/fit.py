@@ -116,11 +116,8 @@ def points(session: Session) -> list[tuple[int, int, int, bool, bool]]:
     starts = set(ends)
     out = []
     turns = 0
-    done = 0
-    for j, r in enumerate(session.requests):
-        seen = max(r.seen, done)
-        turns += sum(1 for k in session.kinds[done:seen] if k == "user")
-        done = seen
+    for j, _, start, end in session.arrivals():
+        turns += sum(1 for k in session.kinds[start:end] if k == "user")
         if j in starts or (j and j % EVERY == 0):
             out.append((j, max(turns, 1), n - j, j in starts, bool(ends) and j >= ends[-1]))
     return out

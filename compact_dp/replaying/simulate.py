@@ -19,7 +19,16 @@ from __future__ import annotations
 
 from ..core.scan import Conversation
 from ..core.search import L_INSTR
-from ..sessions.session import ASSISTANT, CONTEXT, TOOL, USER, Compaction, Request, Usage
+from ..sessions.session import (
+    ASSISTANT,
+    CONTEXT,
+    TOOL,
+    USER,
+    Compaction,
+    Request,
+    Usage,
+    seen_after,
+)
 from .billing import Cache, input_cost, output_cost, readable
 from .policies import Compact, Policy, RecordedPolicy
 from .records import Billed, Compacted, Run
@@ -186,7 +195,7 @@ class Replay:
             self.index = j
             here = resume is not None and j == j0
             if not (here and phase == BEFORE_REQUEST):
-                seen = max(request.seen, cursor)
+                seen = seen_after(request, cursor)
                 turn_end = False
                 for i in range(i0 if here else cursor, seen):
                     # (resumed at a turn end, its message's boundary was passed already;
@@ -458,11 +467,8 @@ def recorded_events(setting: Setting) -> Events:
         return events
     pure = Replay(setting, RecordedPolicy(), events=None).run()
     used: set[str | None] = set()
-    done = 0
-    for billed, request in zip(pure.requests, session.requests):
-        seen = max(request.seen, done)
-        tool = TOOL in session.kinds[done:seen]
-        done = seen
+    for billed, (_, request, start, end) in zip(pure.requests, session.arrivals()):
+        tool = TOOL in session.kinds[start:end]
         u = request.usage
         first = setting.cache_key(request.llm) not in used
         used.add(setting.cache_key(request.llm))

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
     # The saved state of a reader, its recorder or its sizer: plain data (marshal), read
@@ -70,6 +71,19 @@ def write_ttl(write_5m: int, write_1h: int) -> str:
     return "1h" if write_1h > write_5m else "5m"
 
 
+def prompt_of(input: int, write_5m: int, write_1h: int, read: int) -> int:
+    """A request's prompt: its uncached input, its cache writes and its cache reads (the
+    output is not part of it).  ``Usage.prompt`` and the recorder's rows both count it so."""
+    return input + write_5m + write_1h + read
+
+
+def seen_after(request: Request, done: int) -> int:
+    """How many messages ``request`` saw, given that the requests before it saw ``done``: a
+    later request never sees less (a side request's own ``seen`` may lag the main line's),
+    so the messages that arrived for it are ``messages[done:seen_after(...)]``."""
+    return max(request.seen, done)
+
+
 class Usage:
     """One request's recorded tokens: uncached input, cache writes (5-minute and 1-hour
     TTL), cache reads, output.  The prompt is the first four."""
@@ -83,7 +97,7 @@ class Usage:
 
     @property
     def prompt(self) -> int:
-        return self.input + self.write_5m + self.write_1h + self.read
+        return prompt_of(self.input, self.write_5m, self.write_1h, self.read)
 
     @property
     def written(self) -> int:
@@ -280,18 +294,20 @@ class Session:
         start = self.live_start
         return [i - start for i in range(start, len(self.kinds)) if self.kinds[i] == USER]
 
+    def arrivals(self) -> Iterator[tuple[int, Request, int, int]]:
+        """Each request ``j`` with the messages that arrived for it, ``kinds[start:end]``:
+        those it saw beyond the requests before it (``end = seen_after(request, start)``)."""
+        done = 0
+        for j, r in enumerate(self.requests):
+            seen = seen_after(r, done)
+            yield j, r, done, seen
+            done = seen
+
     def turn_requests(self) -> list[int]:
         """The requests a human turn began before — the turn ends, where a user could
         type /compact instead — from the second request on (something to compact by
         then).  Full sessions."""
-        out: list[int] = []
-        done = 0
-        for j, r in enumerate(self.requests):
-            seen = max(r.seen, done)
-            if j and USER in self.kinds[done:seen]:
-                out.append(j)
-            done = seen
-        return out
+        return [j for j, _, start, end in self.arrivals() if j and USER in self.kinds[start:end]]
 
     def live_requests(self) -> list[Request]:
         return [r for r in self.requests if r.segment == self.compaction_count]
