@@ -25,6 +25,7 @@ from __future__ import annotations
 import marshal
 import math
 
+from ..agents import REQUEST, TURN
 from ..sessions.session import USER
 
 TYPE_CHECKING = False
@@ -82,7 +83,7 @@ class _Watching:
     def message(self, kind: str) -> None:
         if kind == USER and not self.turn_seen and self._next() >= 1:
             self.turn_seen = True
-            self.moments.append((self._next(), "turn", self.reader.now,
+            self.moments.append((self._next(), TURN, self.reader.now,
                                  self._copy()))
         if self._at_point():
             self.before.setdefault(self.recorder.message_count, self._copy())
@@ -90,7 +91,7 @@ class _Watching:
     def request(self, seen: int, time: float | None, sent: float | None) -> None:
         if self._at_point():
             state = self.before.get(seen)
-            self.moments.append((self._next(), "request", sent if sent is not None else time,
+            self.moments.append((self._next(), REQUEST, sent if sent is not None else time,
                                  state if state is not None else self._copy()))
         self.before = {}
         self.turn_seen = False
@@ -180,7 +181,7 @@ def backtest_session(path: str, environ: Mapping[str, str], every: int | None = 
         d, t = answer.decision, answer.decision.terms
         if d.derived is None or t is None:
             continue
-        when = paused(question) if m.kind == "turn" else None
+        when = paused(question) if m.kind == TURN else None
         row: dict[str, Any] = {
             "request": m.index, "kind": m.kind, "time": m.time, "forecast": d.derived.R,
             "horizon": d.derived.sources.get("R", ""), "remaining": n - m.index,

@@ -23,6 +23,7 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_right
 
+from .. import agents
 from ..agents import REQUEST
 from ..core.models import derive
 from ..core.scan import Conversation
@@ -43,7 +44,7 @@ MAX_COMPACTIONS = 64          # a schedule with more is never cheapest in practi
 Point = tuple[int, int]
 RECORDED, TURN_END, BEFORE = 0, 1, 2
 START: Point = (-1, -1)       # the session's start: no compaction
-KINDS = {RECORDED: "recorded", TURN_END: "turn", BEFORE: "request"}
+KINDS = {RECORDED: agents.RECORDED, TURN_END: agents.TURN, BEFORE: agents.REQUEST}
 
 
 class Sweep(Policy):
