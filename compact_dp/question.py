@@ -357,8 +357,7 @@ def session_question(session: Session, options: Options) -> Question:
             origin, words = ENV, f"env {param.env}"
         sources[name] = Sourced(values[name].num, origin, words)
     if prices is None:
-        prices = defaults(values["p_input"].num, values["p_cache"].num, values["p_out"].num,
-                          values["max_context"].num, ttl=agent.cache_ttl)
+        prices = defaults(values, agent.cache_ttl)
         price_source = "the parameters (no price table entry)"
     else:
         prices, price_source = _overridden(prices, price_source, values, sources)
