@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from ..core.middle import median
 from ..sessions.session import Session
 from ..views.words import count
 from .profile import FALLBACK, AgentFigures, Profile
@@ -37,14 +38,6 @@ MAX_GAP = 600.0            # a compaction's gap longer than this waited on someo
 
 
 # --- what compactions left ----------------------------------------------------------------
-
-def median(xs: list[float]) -> float | None:
-    if not xs:
-        return None
-    xs = sorted(xs)
-    mid = len(xs) // 2
-    return float(xs[mid]) if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
-
 
 def compaction_figures(session: Session) -> list[tuple[float, float, float]]:
     """(summary, left beyond the replaced context's V, still cached) of each recorded

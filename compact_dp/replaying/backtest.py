@@ -26,6 +26,7 @@ import marshal
 import math
 
 from ..agents import REQUEST, TURN
+from ..core.middle import median
 from ..sessions.session import USER
 
 TYPE_CHECKING = False
@@ -240,14 +241,6 @@ def spearman(xs: list[float], ys: list[float]) -> float | None:
     saa = sum((x - ma) ** 2 for x in a)
     sbb = sum((y - mb) ** 2 for y in b)
     return sab / math.sqrt(saa * sbb) if saa and sbb else None
-
-
-def median(xs: list[float]) -> float | None:
-    if not xs:
-        return None
-    xs = sorted(xs)
-    mid = len(xs) // 2
-    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
 
 
 def score(rows: list[Doc]) -> Doc:
