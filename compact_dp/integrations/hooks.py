@@ -20,6 +20,7 @@ import time
 from ..agents import HOLD_MARGIN
 from ..environment import Env
 from ..errors import CompactDpError, NotAHook, NotASession
+from ..views.words import dollars
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ def user_prompt_submit(hook: dict[str, object], environ: Mapping[str, str]) -> s
     R = decision.derived.R if decision.derived is not None else None
     over = f"the ~{R:,.0f} requests" if R is not None and 0 <= R < 1e15 else "the requests"
     note = (f"compact-dp: compacting this conversation now would pay — about "
-            f"${decision.best_benefit:,.2f} saved over {over} still expected — so if the "
+            f"{dollars(decision.best_benefit, 2)} saved over {over} still expected — so if the "
             "user is moving to a new step, suggest they run /compact.")
     return json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
                                               "additionalContext": note}}) + "\n"
@@ -83,7 +84,7 @@ def pre_compact(hook: dict[str, object], environ: Mapping[str, str],
         return ""                            # too close to the end of the window
     import json
     reason = (f"compact-dp: an automatic compaction does not pay yet (it would lose "
-              f"${-decision.best_benefit:,.2f}); {used:,} of {window:,.0f} tokens used")
+              f"{dollars(-decision.best_benefit, 2)}); {used:,} of {window:,.0f} tokens used")
     return json.dumps({"decision": "block", "reason": reason}) + "\n"
 
 
