@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..asking import model_named
 from ..core.params import STATS, strict_number
 from ..environment import Env
-from ..errors import InputError, UsageError
+from ..errors import InputError, UsageError, os_reason
 from ..views.words import count
 from .options import CACHE, FORMAT, KEEP, MODEL, TOKENS, Option, param_options
 from .typerkit import command
@@ -238,7 +238,7 @@ def standard_input(paths: list[str], env: Env) -> bytes | None:
     try:
         return env.stdin.read()
     except OSError as e:
-        raise InputError(f"standard input: {e.strerror or e}") from None
+        raise InputError(f"standard input: {os_reason(e)}") from None
 
 
 def _run(files: list[str], options: FileJob, jobs: int, env: Env, show_progress: bool,
@@ -276,4 +276,4 @@ def write_plots(path: str, results: list[Doc]) -> None:
         try:
             write_atomic(target, plot_svg(title, res["policies"]))
         except OSError as e:
-            raise UsageError(f"cannot write {target}: {e.strerror or e}") from None
+            raise UsageError(f"cannot write {target}: {os_reason(e)}") from None

@@ -9,7 +9,7 @@ unfinished line that spans chunks (a single very long line is held whole).
 
 from __future__ import annotations
 
-from ..errors import InputError
+from ..errors import InputError, os_reason
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -162,7 +162,7 @@ class Scanner:
         try:
             self.add_stream(stream)
         except OSError as e:
-            raise InputError(f"{path}: {e.strerror or e}") from None
+            raise InputError(f"{path}: {os_reason(e)}") from None
         finally:
             if stream is not stdin:
                 stream.close()
@@ -220,7 +220,7 @@ def open_source(path: str, stdin: IO[bytes] | None) -> IO[bytes]:
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory") from None
     except OSError as e:
-        raise InputError(f"{path}: {e.strerror or e}") from None
+        raise InputError(f"{path}: {os_reason(e)}") from None
 
 
 def scan_paths(paths: list[str], v2_users: bool = False, stdin: IO[bytes] | None = None,

@@ -26,7 +26,7 @@ import os
 import time
 import zlib
 
-from ..errors import InputError
+from ..errors import InputError, os_reason
 from .read import (
     BOM,
     HEAD,
@@ -147,12 +147,12 @@ def read_incremental(path: str, folder: str, tokens: str = "auto", format: str =
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory") from None
     except OSError as e:
-        raise InputError(f"{path}: {e.strerror or e}") from None
+        raise InputError(f"{path}: {os_reason(e)}") from None
     with f:
         try:
             return _read(f, path, folder, tokens, format, deadline)
         except OSError as e:
-            raise InputError(f"{path}: {e.strerror or e}") from None
+            raise InputError(f"{path}: {os_reason(e)}") from None
 
 
 # what a saved state of another shape makes resuming raise (a hand-edited state, or one a
