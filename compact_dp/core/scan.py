@@ -230,11 +230,3 @@ def scan_paths(paths: list[str], v2_users: bool = False, stdin: IO[bytes] | None
     for path in list(paths) or ["-"]:
         scanner.add_path(path, stdin)
     return scanner.conv
-
-
-def scan_lines(lines: list[bytes | str] | list[bytes] | list[str], v2_users: bool = False
-               ) -> Conversation:
-    """A Conversation from records already split (API use); str is encoded as UTF-8."""
-    scanner = Scanner(v2_users)
-    scanner.add_lines([x.encode() if isinstance(x, str) else x for x in lines])
-    return scanner.conv

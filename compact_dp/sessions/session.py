@@ -309,16 +309,6 @@ class Session:
         then).  Full sessions."""
         return [j for j, _, start, end in self.arrivals() if j and USER in self.kinds[start:end]]
 
-    def live_requests(self) -> list[Request]:
-        return [r for r in self.requests if r.segment == self.compaction_count]
-
-    def segment_bounds(self, segment: int) -> tuple[int, int]:
-        """[start, end) message indices of the context after ``segment`` compactions."""
-        start = self.compactions[segment - 1].at if segment else 0
-        end = self.compactions[segment].at if segment < len(self.compactions) else \
-            len(self.kinds)
-        return start, end
-
     @classmethod
     def of_lines(cls, format: str, kinds: list[str], tokens: list[int],
                  requests: list[Request], path: str | None = None) -> Session:
