@@ -18,9 +18,16 @@ Every figure here says where it was read and when (checked 2026-12-01).
 
 from __future__ import annotations
 
-REQUEST, TURN = "request", "turn"        # where a compaction may happen
+# Where a compaction may happen: before any request, or at a turn end (an agent's
+# ``points``); and, in a replay's schedule of points, where the recording itself compacted.
+# Replay, hindsight and backtest name a point by these and by no other spelling.
+REQUEST, TURN, RECORDED = "request", "turn", "recorded"
 POINTS = (REQUEST, TURN)
-HOLD_MARGIN = 10.0     # a held-back automatic compaction goes ahead this close (%) to the end
+# How close (% of the window) to the end a held-back automatic compaction goes ahead: the
+# PreCompact hook never blocks within it (its --margin default), and replay's dp and
+# hindsight let the context wait no further (world.hold_limit), since not compacting there
+# would fail the next request.  One figure, so replay holds back as the hook does.
+HOLD_MARGIN = 10.0
 LONG_WINDOW = 1_000_000                  # the 1M-token window of current Claude models
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .errors import EXIT_ERROR, EXIT_OK
+from .errors import EXIT_ERROR, EXIT_OK, os_reason
 
 TYPE_CHECKING = False       # typing costs ~10 ms of start-up; mypy reads this as True
 if TYPE_CHECKING:
@@ -140,7 +140,7 @@ class Env:
                     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
                     os.kill(os.getpid(), signal.SIGPIPE)
                 return EXIT_OK
-            return self.fail(f"cannot write standard output: {e.strerror or e}")
+            return self.fail(f"cannot write standard output: {os_reason(e)}")
         return EXIT_OK
 
 

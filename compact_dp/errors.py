@@ -17,6 +17,12 @@ EXIT_ERROR = 2         # usage error, bad value, unreadable input, awk fatal err
 EXIT_INTERRUPTED = 130
 
 
+def os_reason(e: OSError) -> str:
+    """An OSError in words, as every message about a file or stream says it: the system's
+    own reason ("Permission denied"), else whatever the error says of itself."""
+    return e.strerror or str(e)
+
+
 class CompactDpError(Exception):
     """A failure to report as one line: ``{prefix}: {message}``, then exit ``status``."""
 

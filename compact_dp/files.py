@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from .errors import UsageError
+from .errors import UsageError, os_reason
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def make_folder_for(path: str, may_make: tuple[str, ...], option: str, dry_run: 
         except FileExistsError:
             pass
         except OSError as e:
-            raise UsageError(f"cannot create {f}: {e.strerror or e}") from None
+            raise UsageError(f"cannot create {f}: {os_reason(e)}") from None
 
 
 def write_atomic(path: str, data: str | bytes, mode: int | None = None) -> None:

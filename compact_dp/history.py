@@ -15,6 +15,8 @@ from __future__ import annotations
 import os
 import re
 
+from .errors import os_reason
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -96,7 +98,7 @@ def find_sessions(paths: list[str], unreadable: list[tuple[str, str]] | None = N
 
     def failed(e: OSError) -> None:
         if unreadable is not None:
-            unreadable.append((e.filename or "", e.strerror or str(e)))
+            unreadable.append((e.filename or "", os_reason(e)))
 
     def once(path: str) -> None:
         real = path if path == "-" else os.path.realpath(path)

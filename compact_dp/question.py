@@ -22,6 +22,7 @@ from .asking import Answer, Ask, PolicyAsk, answer, awk_names, model_named
 from .calibration.profile import Profile, load_profile, project_weight
 from .core.horizon import AUTO, SEED, end_chance, forecast, parse_horizon
 from .core.horizon import PROFILE as ALONE
+from .core.middle import upper_middle
 from .core.models import Model
 from .core.params import BY_AWK, native_values
 from .core.scan import Conversation
@@ -124,11 +125,11 @@ def compaction_stats(aftermath: list[Aftermath]) -> dict[str, float]:
     stats: dict[str, float] = {}
     if aftermath and aftermath[-1].summary is not None:
         stats["S"] = aftermath[-1].summary
-    lefts = sorted(a.left for a in aftermath if a.left is not None)
-    reads = sorted(a.first_read for a in aftermath if a.first_read is not None)
-    if lefts and reads:
-        stats["after_tokens"] = lefts[len(lefts) // 2] or 1.0
-        stats["after_cached"] = reads[len(reads) // 2] or 1.0
+    left = upper_middle(a.left for a in aftermath if a.left is not None)
+    read = upper_middle(a.first_read for a in aftermath if a.first_read is not None)
+    if left is not None and read is not None:
+        stats["after_tokens"] = left or 1.0
+        stats["after_cached"] = read or 1.0
     return stats
 
 
@@ -357,8 +358,7 @@ def session_question(session: Session, options: Options) -> Question:
             origin, words = ENV, f"env {param.env}"
         sources[name] = Sourced(values[name].num, origin, words)
     if prices is None:
-        prices = defaults(values["p_input"].num, values["p_cache"].num, values["p_out"].num,
-                          values["max_context"].num, ttl=agent.cache_ttl)
+        prices = defaults(values, agent.cache_ttl)
         price_source = "the parameters (no price table entry)"
     else:
         prices, price_source = _overridden(prices, price_source, values, sources)

@@ -67,7 +67,7 @@ class World:
 
     @property
     def hold_limit(self) -> float:
-        """How far a held-back automatic compaction may wait: HOLD_MARGIN short of the
+        """How far a held-back automatic compaction may wait: agents.HOLD_MARGIN short of the
         window, and never before the agent's own point (which is the limit then)."""
         from .agents import HOLD_MARGIN
         margin = self.context_window * (1 - HOLD_MARGIN / 100)
@@ -252,10 +252,11 @@ def _keeps(world: World, session: Session, given: Given) -> None:
         world.keeps = "best"
         world.sources["keeps"] = f"{agent.name} keeps the decision's best k"
         return
-    kept = sorted(m.kept for m in session.marks if m.kept is not None)
-    if kept and kept[-1] > 0:
+    kept = [m.kept for m in session.marks if m.kept is not None]
+    if kept and max(kept) > 0:
+        from .core.middle import upper_middle
         world.keeps = "recent"
-        world.kept_messages = kept[len(kept) // 2]
+        world.kept_messages = upper_middle(kept)
         world.sources["keeps"] = (
             "the session's compactions kept recent messages verbatim (preservedSegment: "
             f"{', '.join(f'{k:,}' for k in kept)})")

@@ -147,6 +147,13 @@ def cut(path: Path, share: float, tmp_path: Path) -> Path:
     return out
 
 
+def scan_stream(lines: list[bytes]):
+    """The Conversation of some records, read as the awk form reads its input: one stream
+    on standard input, each record a line."""
+    from compact_dp.core.scan import scan_paths
+    return scan_paths([], stdin=io.BytesIO(b"".join(x + b"\n" for x in lines)))
+
+
 def write(tmp_path: Path, data: bytes | str, name: str = "session.jsonl") -> Path:
     """A session file the test writes itself (str is written as UTF-8)."""
     f = tmp_path / name

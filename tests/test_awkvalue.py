@@ -98,9 +98,10 @@ def test_assignment_keeps_the_nature(tmp_path):
     L_fixed=0.5x: "0.5x" < "1" is true, so L = 1."""
     from compact_dp.core.models import derive, get_model
     from compact_dp.core.params import awk_values
-    from compact_dp.core.scan import scan_lines
 
-    conv = scan_lines([b'{"role":"user","content":"hi"}'] * 5)
+    from .conftest import scan_stream
+
+    conv = scan_stream([b'{"role":"user","content":"hi"}'] * 5)
     model = get_model("v3.0.7")
     d = derive(awk_values({"L_fixed": "abc", "e_fixed": "4"}), conv, model)
     assert (d.L, d.R) == (0.0, 0.0)

@@ -7,10 +7,9 @@ from __future__ import annotations
 from compact_dp.core.decision import decide_conversation
 from compact_dp.core.models import get_model
 from compact_dp.core.params import awk_values
-from compact_dp.core.scan import scan_lines
 
 from . import reference
-from .conftest import AGENT_VALUES
+from .conftest import AGENT_VALUES, scan_stream
 
 
 def user_lines(n: int, size_bytes: int) -> list[bytes]:
@@ -22,7 +21,7 @@ def test_v42_minimum_kept_size_is_strict():
     (41 user lines of 105 tokens, S = 27: the cut keeps 5 lines = 540 = 20 × 27 tokens.)"""
     lines = user_lines(41, 400)
     given = dict(AGENT_VALUES, S="27")
-    d = decide_conversation(awk_values(given), scan_lines(lines), get_model("v4.2"))
+    d = decide_conversation(awk_values(given), scan_stream(lines), get_model("v4.2"))
     assert d.kept_tokens == 20 * 27 and d.guard is None
     assert d.keep == reference.decide(lines, given, "v4.2") == 5
 
@@ -33,7 +32,7 @@ def test_v42_quality_gate_is_strict():
     lines = user_lines(30, 365)                      # 30 lines of 100 tokens: T = 3,000
     given = dict(AGENT_VALUES, max_context="10000")
     assert 10000 * 0.30 == 3000.0
-    d = decide_conversation(awk_values(given), scan_lines(lines), get_model("v4.2"))
+    d = decide_conversation(awk_values(given), scan_stream(lines), get_model("v4.2"))
     assert d.total_tokens == 3000 and d.terms is not None and d.terms.quality == 0.0
     rows = reference.explain(lines, given, "v4.2")[3]["rows"]
     assert all(row["quality"] == 0 for row in rows)

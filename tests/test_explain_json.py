@@ -12,7 +12,6 @@ import pytest
 from compact_dp.core.decision import decide_conversation
 from compact_dp.core.models import derive, get_model
 from compact_dp.core.params import awk_values
-from compact_dp.core.scan import scan_lines
 from compact_dp.core.search import BenefitCurve
 
 from . import reference
@@ -25,6 +24,7 @@ from .conftest import (
     ROOT,
     assignments,
     run_main,
+    scan_stream,
 )
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -242,7 +242,7 @@ def test_break_even_boundary_is_strict():
     with p_input = 0 and exact binary prices the benefit is 0.5 (R − 2) H + 0.5 K over 10⁶,
     exactly 0.0 at R = 1: the break-even must be R = 2, not 1."""
     from compact_dp.core.search import break_even_calls
-    conv = scan_lines([b"xxxx"] * 10)
+    conv = scan_stream([b"xxxx"] * 10)
     values = awk_values({"p_input": "0", "p_cache": "0.5", "p_out": "0", "S": "0", "V": "0",
                          "beta": "0", "min_keep_ratio": "0.5", "quality_penalty": "0",
                          "e_fixed": "1", "L_fixed": "1", "max_context": "1000"})

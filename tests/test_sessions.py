@@ -67,7 +67,7 @@ def prompt_sums_hold(session) -> list[tuple[int, int]]:
     """(sizes + V, recorded prompt) for every request whose sums should hold."""
     out = []
     for seg in range(len(session.compactions) + 1):
-        start, _ = session.segment_bounds(seg)
+        start = session.compactions[seg - 1].at if seg else 0
         reqs = [r for r in session.requests if r.segment == seg and r.usage]
         if not reqs:
             continue
@@ -85,7 +85,7 @@ def test_message_sizes_sum_to_every_recorded_prompt():
         assert session.token_source == "usage"
         pairs = prompt_sums_hold(session)
         assert pairs and all(a == b for a, b in pairs), path.name
-        live = session.live_requests()
+        live = [r for r in session.requests if r.segment == session.compaction_count]
         assert session.prefix == live[0].usage.prompt - sum(
             session.tokens[session.live_start:live[0].seen])
 

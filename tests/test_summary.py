@@ -147,7 +147,8 @@ def test_the_prefix_the_sizes_and_the_adjustments_are_every_recorded_prompt(even
                True, "usage", clock=False)
     s = rec.session()
     for seg in range(len(s.compactions) + 1):
-        start, end = s.segment_bounds(seg)
+        bounds = [0, *(c.at for c in s.compactions), len(s.kinds)]
+        start, end = bounds[seg], bounds[seg + 1]
         reqs = [r for r in s.requests if r.segment == seg and r.usage is not None]
         assert all(t >= 0 for t in s.tokens[start:end])
         if not reqs:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from ..core.middle import median
 from ..sessions.session import Session
 from ..views.words import count
 from .profile import FALLBACK, AgentFigures, Profile
@@ -37,14 +38,6 @@ MAX_GAP = 600.0            # a compaction's gap longer than this waited on someo
 
 
 # --- what compactions left ----------------------------------------------------------------
-
-def median(xs: list[float]) -> float | None:
-    if not xs:
-        return None
-    xs = sorted(xs)
-    mid = len(xs) // 2
-    return float(xs[mid]) if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
-
 
 def compaction_figures(session: Session) -> list[tuple[float, float, float]]:
     """(summary, left beyond the replaced context's V, still cached) of each recorded
@@ -116,11 +109,8 @@ def points(session: Session) -> list[tuple[int, int, int, bool, bool]]:
     starts = set(ends)
     out = []
     turns = 0
-    done = 0
-    for j, r in enumerate(session.requests):
-        seen = max(r.seen, done)
-        turns += sum(1 for k in session.kinds[done:seen] if k == "user")
-        done = seen
+    for j, _, start, end in session.arrivals():
+        turns += sum(1 for k in session.kinds[start:end] if k == "user")
         if j in starts or (j and j % EVERY == 0):
             out.append((j, max(turns, 1), n - j, j in starts, bool(ends) and j >= ends[-1]))
     return out

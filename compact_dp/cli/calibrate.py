@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..environment import Env
-from ..errors import UsageError
+from ..errors import UsageError, os_reason
 from ..views.words import count
 from .options import Option
 from .typerkit import command
@@ -99,7 +99,7 @@ def calibrate_command(env: Env, paths: list[str], output: str | None, fresh: boo
                 shutil.copy2(target, target + ".bak")      # the profile it replaces
             write_atomic(target, stdjson.dumps(profile.as_dict(), indent=1) + "\n")
         except OSError as e:
-            raise UsageError(f"cannot write {target}: {e.strerror or e}") from None
+            raise UsageError(f"cannot write {target}: {os_reason(e)}") from None
         env.note(f"calibrate: profile written to {target}" +
                  (f" (the one it replaces kept as {target}.bak)" if kept else ""))
     return env.write(text + "\n")

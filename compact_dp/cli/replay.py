@@ -6,7 +6,7 @@ from typing import Any
 
 from ..core.params import STATS
 from ..environment import Env
-from ..errors import UsageError
+from ..errors import UsageError, os_reason
 from .options import CACHE, FORMAT, KEEP, MODEL, TOKENS, Option, param_options
 from .typerkit import command
 
@@ -127,4 +127,4 @@ def write_plots(path: str, results: list[Doc]) -> None:
         try:
             write_atomic(target, plot_svg(title, res["policies"]))
         except OSError as e:
-            raise UsageError(f"cannot write {target}: {e.strerror or e}") from None
+            raise UsageError(f"cannot write {target}: {os_reason(e)}") from None

@@ -82,7 +82,6 @@ PARAMS: tuple[Param, ...] = (
           "what of it is still cached (0: V)", in_awk=False),
 )
 BY_AWK = {p.awk: p for p in PARAMS}
-BY_OPTION = {p.option: p for p in PARAMS}
 AWK_NAMES = frozenset(p.awk for p in PARAMS if p.in_awk) | {"ratio"}
 STATS = ("t", "total_requests", "total_compact", "total_input")   # what a session records
 DEFAULTS = {p.awk: p.default for p in PARAMS if p.in_awk}          # the awk's own

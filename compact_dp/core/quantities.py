@@ -46,6 +46,12 @@ class Derived:
         self.X, self.U = X, U
         self.sources: dict[str, str] = {} if sources is None else sources
 
+    @property
+    def write_price(self) -> float:
+        """What a cache write costs per million tokens: the cache-aware model's write price,
+        else p_input (the models without a write premium bill a miss at the input price)."""
+        return self.p_input if self.p_write is None else self.p_write
+
     def fields(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__}
 

@@ -9,7 +9,7 @@ unfinished line that spans chunks (a single very long line is held whole).
 
 from __future__ import annotations
 
-from ..errors import InputError
+from ..errors import InputError, os_reason
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -162,7 +162,7 @@ class Scanner:
         try:
             self.add_stream(stream)
         except OSError as e:
-            raise InputError(f"{path}: {e.strerror or e}") from None
+            raise InputError(f"{path}: {os_reason(e)}") from None
         finally:
             if stream is not stdin:
                 stream.close()
@@ -220,7 +220,7 @@ def open_source(path: str, stdin: IO[bytes] | None) -> IO[bytes]:
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory") from None
     except OSError as e:
-        raise InputError(f"{path}: {e.strerror or e}") from None
+        raise InputError(f"{path}: {os_reason(e)}") from None
 
 
 def scan_paths(paths: list[str], v2_users: bool = False, stdin: IO[bytes] | None = None,
@@ -229,12 +229,4 @@ def scan_paths(paths: list[str], v2_users: bool = False, stdin: IO[bytes] | None
     scanner = Scanner(v2_users, chunk)
     for path in list(paths) or ["-"]:
         scanner.add_path(path, stdin)
-    return scanner.conv
-
-
-def scan_lines(lines: list[bytes | str] | list[bytes] | list[str], v2_users: bool = False
-               ) -> Conversation:
-    """A Conversation from records already split (API use); str is encoded as UTF-8."""
-    scanner = Scanner(v2_users)
-    scanner.add_lines([x.encode() if isinstance(x, str) else x for x in lines])
     return scanner.conv

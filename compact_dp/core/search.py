@@ -30,6 +30,14 @@ L_INSTR = 70        # the summary instruction's tokens (l_instr); replay prompts
 SAFETY = 1e-12      # ε relative to the size of the terms: > 4000 units of rounding
 
 
+def cold_rewrite(d: Derived) -> float:
+    """⓪, in dollars: what the next request pays beyond reading V + T from the cache when it
+    must write them again, (V + T) × (write − read).  A cold cache adds it to every
+    candidate's benefit (not compacting pays it, compacting re-writes V + H instead);
+    ``--explain`` also quotes it on a warm cache, as what an expiry would cost."""
+    return (d.V + d.T) * (d.write_price - d.p_cache) / 1000000
+
+
 class BenefitCurve:
     """benefit(K) evaluated exactly as the awk does, with the k-independent parts hoisted
     (each hoisted value is a sub-expression awk also evaluates first, so no rounding
@@ -45,7 +53,7 @@ class BenefitCurve:
         self.V, self.S, self.pi, self.pc = d.V, d.S, d.p_input, d.p_cache
         self.il = d.info_loss
         self.a = (d.R - 1) * d.p_cache
-        write = d.p_input if d.p_write is None else d.p_write
+        write = d.write_price
         self.miss_rate = write - d.p_cache
         # what a compaction leaves: measured (cache-clock), the X tokens beyond V replace
         # the history every later request reads and are written once, with the U tokens
@@ -61,7 +69,7 @@ class BenefitCurve:
         self.summary_read = write if d.cold else d.p_cache
         self.repriced = model.repriced_summary
         self.has_quality = model.quality
-        self.rewrite = (d.V + d.T) * (write - d.p_cache) / 1000000 if d.cold else None
+        self.rewrite = cold_rewrite(d) if d.cold else None
         self.q1 = self.den = self.vt2 = 0.0
         self.with_quality = False
         if model.quality and d.Q is not None and d.M is not None:

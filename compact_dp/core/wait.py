@@ -116,7 +116,7 @@ class Whole:
 
     def __init__(self, d: Derived, retention: float):
         self.d = d
-        write = d.p_input if d.p_write is None else d.p_write
+        write = d.write_price
         self.miss = ((d.S + d.U) if d.X is None else (d.X + d.U)) * (write - d.p_cache) \
             / 1000000
         self.left = 0.0 if d.X is None else d.X
@@ -325,7 +325,7 @@ def pause(d: Derived, now: float, outlook: Outlook) -> Pause | None:
     """What compacting now (net benefit ``now``) would save if the user then paused past
     the TTL, on a warm cache with a write premium (None: nothing, or not warm)."""
     left = outlook.cache_left
-    write = d.p_input if d.p_write is None else d.p_write
+    write = d.write_price
     if left is None or not left > 0 or d.cold or not write > d.p_cache or \
             not -1e17 < now < math.inf:
         return None

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import time
 
+from ..agents import HOLD_MARGIN
 from ..environment import Env
 from ..errors import CompactDpError, NotAHook, NotASession
+from ..views.words import dollars
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,16 +30,15 @@ if TYPE_CHECKING:
     from ..sessions.session import Session
 
 HOOKS = ("user-prompt-submit", "pre-compact")
-SAFETY_PERCENT = 10.0      # never block within this share of the window's end
 READING = 5.0              # seconds of reading, well inside install's 10 s hook timeout;
                            # an unfinished read is saved and the hook says nothing
 
-USAGE = """Usage: compact-dp hook user-prompt-submit
+USAGE = f"""Usage: compact-dp hook user-prompt-submit
        compact-dp hook pre-compact [--margin PERCENT]
 
 Claude Code hooks (JSON on stdin). user-prompt-submit adds a note to the
 context when compacting now pays; pre-compact blocks an automatic compaction
-that does not pay yet, unless the context is within PERCENT (default 10) of
+that does not pay yet, unless the context is within PERCENT (default {HOLD_MARGIN:g}) of
 the window.
 """
 
@@ -63,14 +64,14 @@ def user_prompt_submit(hook: dict[str, object], environ: Mapping[str, str]) -> s
     R = decision.derived.R if decision.derived is not None else None
     over = f"the ~{R:,.0f} requests" if R is not None and 0 <= R < 1e15 else "the requests"
     note = (f"compact-dp: compacting this conversation now would pay — about "
-            f"${decision.best_benefit:,.2f} saved over {over} still expected — so if the "
+            f"{dollars(decision.best_benefit, 2)} saved over {over} still expected — so if the "
             "user is moving to a new step, suggest they run /compact.")
     return json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
                                               "additionalContext": note}}) + "\n"
 
 
 def pre_compact(hook: dict[str, object], environ: Mapping[str, str],
-                margin: float = SAFETY_PERCENT) -> str:
+                margin: float = HOLD_MARGIN) -> str:
     """A block decision for an automatic compaction that does not pay yet, else nothing."""
     if hook.get("trigger") != "auto":
         return ""
@@ -83,7 +84,7 @@ def pre_compact(hook: dict[str, object], environ: Mapping[str, str],
         return ""                            # too close to the end of the window
     import json
     reason = (f"compact-dp: an automatic compaction does not pay yet (it would lose "
-              f"${-decision.best_benefit:,.2f}); {used:,} of {window:,.0f} tokens used")
+              f"{dollars(-decision.best_benefit, 2)}); {used:,} of {window:,.0f} tokens used")
     return json.dumps({"decision": "block", "reason": reason}) + "\n"
 
 
@@ -97,15 +98,15 @@ def margin_of(args: list[str], env: Env) -> float:
         elif a.startswith("--margin="):
             text = a.split("=", 1)[1]
     if text is None:
-        return SAFETY_PERCENT
+        return HOLD_MARGIN
     try:
         value = float(text)
     except ValueError:
         value = -1.0
     if not 0 <= value <= 100:
         env.warn(f"hook: --margin {text!r} is not a percentage from 0 to 100; using "
-                 f"{SAFETY_PERCENT:g}")
-        return SAFETY_PERCENT
+                 f"{HOLD_MARGIN:g}")
+        return HOLD_MARGIN
     return value
 
 

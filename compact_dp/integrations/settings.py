@@ -24,7 +24,7 @@ import shlex
 import shutil
 import sys
 
-from ..errors import UsageError
+from ..errors import UsageError, os_reason
 from ..files import make_folder_for, write_atomic
 
 TYPE_CHECKING = False
@@ -136,7 +136,7 @@ def read_settings(path: str) -> tuple[bytes, dict[str, object]]:
     except FileNotFoundError:
         return b"", {}
     except OSError as e:
-        raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
+        raise UsageError(f"cannot read {path}: {os_reason(e)}") from None
     if not raw.strip():
         return raw, {}
     try:
@@ -156,7 +156,7 @@ def _write(file: Settings, content: bytes, target: str) -> None:
         write_atomic(target, content,
                      mode=file.backup_mode if target == file.backup else file.mode)
     except OSError as e:
-        raise UsageError(f"cannot write {target}: {e.strerror or e}; {file.path} is "
+        raise UsageError(f"cannot write {target}: {os_reason(e)}; {file.path} is "
                          "unchanged") from None
 
 
@@ -368,7 +368,7 @@ def _remove(path: str) -> None:
     except FileNotFoundError:
         pass
     except OSError as e:
-        raise UsageError(f"cannot remove {path}: {e.strerror or e}") from None
+        raise UsageError(f"cannot remove {path}: {os_reason(e)}") from None
 
 
 def _same_apart_from_replaced(result: dict[str, object], before: dict[str, object]

@@ -19,7 +19,7 @@ import time
 
 from ..core.wait import AUTO
 from ..environment import Env
-from ..views.words import duration
+from ..views.words import dollars, duration
 from ..views.words import tokens as tokens_text
 
 TYPE_CHECKING = False
@@ -62,7 +62,7 @@ def duration_text(seconds: float) -> str:
 
 
 def money_text(x: float) -> str:
-    return f"${x:,.2f}" if abs(x) >= 0.1 else f"${x:.3f}"
+    return dollars(x, 2 if abs(x) >= 0.1 else 3)
 
 
 class Painter:

@@ -17,7 +17,10 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
+
+    from ..core.awkvalue import AwkValue
 
     # prices.json as read: the package's own document, so its shape is known by
     # construction (tests/test_pricing.py reads it), not checked again here
@@ -193,8 +196,10 @@ def find(model: str | None) -> Prices | None:
     return None
 
 
-def defaults(p_input: float, p_cache: float, p_out: float, window: float,
-             model: str = "(defaults)", ttl: str = "5m") -> Prices:
-    """Prices from the parameters (no write premium; the agent's provider's TTL)."""
-    return Prices(model, "unknown", p_input, p_out, p_cache, None, ttl, int(window),
+def defaults(values: Mapping[str, AwkValue], ttl: str = "5m") -> Prices:
+    """Prices from the decision's parameters (p_input, p_cache, p_out, max_context) for a
+    model the table lacks: no write premium, the agent's provider's TTL.  The decision and
+    replay both price such a model so."""
+    return Prices("(defaults)", "unknown", values["p_input"].num, values["p_out"].num,
+                  values["p_cache"].num, None, ttl, int(values["max_context"].num),
                   known=False)

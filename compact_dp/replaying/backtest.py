@@ -25,6 +25,8 @@ from __future__ import annotations
 import marshal
 import math
 
+from ..agents import REQUEST, TURN
+from ..core.middle import median
 from ..sessions.session import USER
 
 TYPE_CHECKING = False
@@ -82,7 +84,7 @@ class _Watching:
     def message(self, kind: str) -> None:
         if kind == USER and not self.turn_seen and self._next() >= 1:
             self.turn_seen = True
-            self.moments.append((self._next(), "turn", self.reader.now,
+            self.moments.append((self._next(), TURN, self.reader.now,
                                  self._copy()))
         if self._at_point():
             self.before.setdefault(self.recorder.message_count, self._copy())
@@ -90,7 +92,7 @@ class _Watching:
     def request(self, seen: int, time: float | None, sent: float | None) -> None:
         if self._at_point():
             state = self.before.get(seen)
-            self.moments.append((self._next(), "request", sent if sent is not None else time,
+            self.moments.append((self._next(), REQUEST, sent if sent is not None else time,
                                  state if state is not None else self._copy()))
         self.before = {}
         self.turn_seen = False
@@ -180,7 +182,7 @@ def backtest_session(path: str, environ: Mapping[str, str], every: int | None = 
         d, t = answer.decision, answer.decision.terms
         if d.derived is None or t is None:
             continue
-        when = paused(question) if m.kind == "turn" else None
+        when = paused(question) if m.kind == TURN else None
         row: dict[str, Any] = {
             "request": m.index, "kind": m.kind, "time": m.time, "forecast": d.derived.R,
             "horizon": d.derived.sources.get("R", ""), "remaining": n - m.index,
@@ -239,14 +241,6 @@ def spearman(xs: list[float], ys: list[float]) -> float | None:
     saa = sum((x - ma) ** 2 for x in a)
     sbb = sum((y - mb) ** 2 for y in b)
     return sab / math.sqrt(saa * sbb) if saa and sbb else None
-
-
-def median(xs: list[float]) -> float | None:
-    if not xs:
-        return None
-    xs = sorted(xs)
-    mid = len(xs) // 2
-    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
 
 
 def score(rows: list[Doc]) -> Doc:

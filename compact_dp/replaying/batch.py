@@ -21,6 +21,7 @@ from ..errors import (
     InputError,
     NotASession,
     UsageError,
+    os_reason,
 )
 
 TYPE_CHECKING = False
@@ -359,7 +360,7 @@ def standard_input(paths: list[str], env: Env) -> bytes | None:
     try:
         return env.stdin.read()
     except OSError as e:
-        raise InputError(f"standard input: {e.strerror or e}") from None
+        raise InputError(f"standard input: {os_reason(e)}") from None
 
 
 def run_shown(files: list[str], options: FileJob, jobs: int, env: Env, show_progress: bool,

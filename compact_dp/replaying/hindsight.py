@@ -23,7 +23,8 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_right
 
-from ..agents import REQUEST
+from ..agents import RECORDED as AT_RECORDED
+from ..agents import REQUEST, TURN
 from ..core.models import derive
 from ..core.scan import Conversation
 from ..sessions.session import Request
@@ -43,7 +44,7 @@ MAX_COMPACTIONS = 64          # a schedule with more is never cheapest in practi
 Point = tuple[int, int]
 RECORDED, TURN_END, BEFORE = 0, 1, 2
 START: Point = (-1, -1)       # the session's start: no compaction
-KINDS = {RECORDED: "recorded", TURN_END: "turn", BEFORE: "request"}
+KINDS = {RECORDED: AT_RECORDED, TURN_END: TURN, BEFORE: REQUEST}
 
 
 class Sweep(Policy):

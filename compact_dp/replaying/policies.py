@@ -17,7 +17,7 @@ where the agent compacts at turn ends) and ``before_request``.
 
 from __future__ import annotations
 
-from ..agents import REQUEST
+from ..agents import RECORDED, REQUEST, TURN
 from ..asking import Ask, PolicyAsk, answer
 from ..core.awkvalue import AwkValue
 from ..core.decision import turn_keep
@@ -282,15 +282,15 @@ class SchedulePolicy(Policy):
         self.at = at or {}
 
     def at_turn_end(self, replay: State, request: Request) -> Compact | None:
-        if (replay.index, "turn") not in self.points:
+        if (replay.index, TURN) not in self.points:
             return None
         return Compact(0, at=self.at.get(replay.index))
 
     def at_recorded(self, replay: State, request: Request) -> Compact | None:
-        return Compact(0) if (replay.index, "recorded") in self.points else None
+        return Compact(0) if (replay.index, RECORDED) in self.points else None
 
     def before_request(self, replay: State, request: Request) -> Compact | None:
-        if (replay.index, "request") in self.points:
+        if (replay.index, REQUEST) in self.points:
             return Compact(0)
         s = replay.setting
         if self.auto and s.auto is not None and replay.prompt_now(request) >= s.auto:

@@ -111,12 +111,9 @@ class Setting:
         key = self.price or model or self.world.fallback_llm
         if key not in self._prices:
             found = find(key) if key else None
-            v = self.values
             if found is not None and found.cache_write and not self.world.write_premium:
                 found = found.without_writes()
-            self._prices[key] = found or defaults(
-                v["p_input"].num, v["p_cache"].num, v["p_out"].num, v["max_context"].num,
-                ttl=self.agent.cache_ttl)
+            self._prices[key] = found or defaults(self.values, self.agent.cache_ttl)
         return self._prices[key]
 
     def known_at(self, index: int) -> dict[str, float]:

@@ -17,9 +17,19 @@ empty) gives that many tokens as read.
 
 from __future__ import annotations
 
+from ..agents import RECORDED, REQUEST, TURN
 from ..core.scan import Conversation
 from ..core.search import L_INSTR
-from ..sessions.session import ASSISTANT, CONTEXT, TOOL, USER, Compaction, Request, Usage
+from ..sessions.session import (
+    ASSISTANT,
+    CONTEXT,
+    TOOL,
+    USER,
+    Compaction,
+    Request,
+    Usage,
+    seen_after,
+)
 from .billing import Cache, input_cost, output_cost, readable
 from .policies import Compact, Policy, RecordedPolicy
 from .records import Billed, Compacted, Run
@@ -31,7 +41,6 @@ if TYPE_CHECKING:
 
     from ..pricing.table import Prices
 
-AT_TURN_END, BEFORE_REQUEST, AT_RECORDED = "turn", "request", "recorded"
 # where a run stands when its policy is asked: request index, the next message to arrive,
 # the message being arrived at (a turn end), which question, recorded boundaries passed
 Position = tuple[int, int, int, str, int]
@@ -198,22 +207,22 @@ class Replay:
             request = requests[j]
             self.index = j
             here = resume is not None and j == j0
-            if not (here and phase == BEFORE_REQUEST):
-                seen = max(request.seen, cursor)
+            if not (here and phase == REQUEST):
+                seen = seen_after(request, cursor)
                 turn_end = False
                 for i in range(i0 if here else cursor, seen):
                     # (resumed at a turn end, its message's boundary was passed already;
                     # resumed at a recorded boundary, it is the question asked again)
-                    if i in boundaries and not (here and i == i0 and phase != AT_RECORDED):
+                    if i in boundaries and not (here and i == i0 and phase != RECORDED):
                         if policy.copies:
-                            self.position = (j, cursor, i, AT_RECORDED, used)
+                            self.position = (j, cursor, i, RECORDED, used)
                         used += 1
                         self._recorded_boundary(request, next(recorded_summaries, None),
                                                 boundaries[i])
                     if j in turn_ends and not turn_end and kinds[i] == USER:
                         turn_end = True
                         if policy.copies:
-                            self.position = (j, cursor, i, AT_TURN_END, used)
+                            self.position = (j, cursor, i, TURN, used)
                         self._offer(policy.at_turn_end(self, request), request)
                     self._arrive(i)
                 cursor = seen
@@ -223,7 +232,7 @@ class Replay:
             seen = cursor
             if not policy.recorded:
                 if policy.copies:
-                    self.position = (j, cursor, -1, BEFORE_REQUEST, used)
+                    self.position = (j, cursor, -1, REQUEST, used)
                 self._offer(policy.before_request(self, request), request)
             self._bill(j, request)
             if seen < len(kinds) and kinds[seen] == ASSISTANT:
@@ -477,11 +486,8 @@ def recorded_events(setting: Setting) -> Events:
         return events
     pure = Replay(setting, RecordedPolicy(), events=None).run()
     used: set[str | None] = set()
-    done = 0
-    for billed, request in zip(pure.requests, session.requests):
-        seen = max(request.seen, done)
-        tool = TOOL in session.kinds[done:seen]
-        done = seen
+    for billed, (_, request, start, end) in zip(pure.requests, session.arrivals()):
+        tool = TOOL in session.kinds[start:end]
         u = request.usage
         first = setting.cache_key(request.llm) not in used
         used.add(setting.cache_key(request.llm))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..environment import Env
 from ..views.console import buffered_console, fitted_table, text_of
-from ..views.words import count
+from ..views.words import count, dollars
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -44,15 +44,11 @@ def marks(n: int, points: list[int], width: int) -> str:
     return "".join(row)
 
 
-def dollars(x: float) -> str:
-    return f"${x:,.3f}"
-
-
 def cents(x: float | None) -> str:
     """$1.80, or -$1.36 for a loss; - for nothing to show."""
     if x is None:
         return "-"
-    return f"{'-' if x < -0.005 else ''}${abs(x):,.2f}"
+    return ("-" if x < -0.005 else "") + dollars(abs(x), 2)
 
 
 def percent(x: float | None) -> str:
@@ -70,13 +66,13 @@ def comparison(summary: Doc, baseline: Doc | None) -> str:
     base = summary.get("compared_cost", baseline["comparable_cost"])
     share = saving / base if base else 0.0
     verb = "saves" if saving >= 0 else "costs"
-    return f"{verb} {dollars(abs(saving))} ({abs(share):.0%})"
+    return f"{verb} {dollars(abs(saving), 3)} ({abs(share):.0%})"
 
 
 def row(summary: Doc, baseline: Doc | None) -> list[str]:
     forced = f" ({summary['forced']:,} forced)" if summary["forced"] else ""
     return [summary["policy"], f"{summary['compactions']:,}" + forced,
-            dollars(summary["input_cost"]), dollars(summary["summary_output_cost"]),
+            dollars(summary["input_cost"], 3), dollars(summary["summary_output_cost"], 3),
             f"{summary['peak_context']:,.0f}", f"{summary['cache_hit_share']:.1%}",
             comparison(summary, baseline), percent(summary.get("objective_share"))]
 
@@ -95,10 +91,10 @@ def table(title: str, summaries: list[Doc], width: int, styled: bool) -> Table:
 
 
 def bill_line(recorded: Doc) -> str:
-    return (f"recorded bill: input {dollars(recorded['input_cost'])} over "
+    return (f"recorded bill: input {dollars(recorded['input_cost'], 3)} over "
             f"{count(recorded['requests'], 'request')} ({recorded['cache_read_tokens']:,} read, "
             f"{recorded['cache_write_5m_tokens'] + recorded['cache_write_1h_tokens']:,} "
-            f"written); output {dollars(recorded['output_cost'])}, from mid-stream "
+            f"written); output {dollars(recorded['output_cost'], 3)}, from mid-stream "
             "snapshots that undercount, so priced apart")
 
 
@@ -112,7 +108,7 @@ def hindsight_line(summaries: list[Doc]) -> str | None:
 
     def saved(key: str) -> str:
         x = recorded[key] - dp[key]
-        return f"{'saves' if x >= 0 else 'loses'} {dollars(abs(x))}"
+        return f"{'saves' if x >= 0 else 'loses'} {dollars(abs(x), 3)}"
     return ("hindsight: the schedule with the least objective (input and summaries, plus "
             f"the information penalty ④ for each compaction); dp {saved('comparable_cost')}"
             f" in dollars and {saved('objective')} in the objective against what was "

@@ -26,7 +26,7 @@ import os
 import time
 import zlib
 
-from ..errors import InputError
+from ..errors import InputError, os_reason
 from .read import (
     BOM,
     HEAD,
@@ -142,17 +142,12 @@ def read_incremental(path: str, folder: str, tokens: str = "auto", format: str =
     """The session (a summary, for the formats that resume) of a file that may have grown
     since the last call.  With a ``deadline`` (time.monotonic()), reading stops there and
     the progress is saved: the next call goes on from that point."""
-    try:
-        f = open(path, "rb")
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory") from None
-    except OSError as e:
-        raise InputError(f"{path}: {e.strerror or e}") from None
-    with f:
+    from ..core.scan import open_source
+    with open_source(path, None) as f:
         try:
             return _read(f, path, folder, tokens, format, deadline)
         except OSError as e:
-            raise InputError(f"{path}: {e.strerror or e}") from None
+            raise InputError(f"{path}: {os_reason(e)}") from None
 
 
 # what a saved state of another shape makes resuming raise (a hand-edited state, or one a

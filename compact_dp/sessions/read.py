@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 
 from ..core.scan import CHUNK, open_source
-from ..errors import FormatError, InputError, NotASession, UsageError
+from ..errors import FormatError, InputError, NotASession, UsageError, os_reason
 from .line_reader import LINE_ERRORS, feed_line
 from .recorder import TOKEN_MODES
 from .session import MAX_LINE, Session
@@ -267,7 +267,7 @@ def read_session(paths: list[str], format: str = "auto", tokens: str = "auto",
             session = _jsonl(reader_for(found, tokens, fast=fast), stream, head, name,
                              sniffed=format == "auto")
     except OSError as e:
-        raise InputError(f"{name}: {e.strerror or e}") from None
+        raise InputError(f"{name}: {os_reason(e)}") from None
     finally:
         if stream is not stdin:
             stream.close()
@@ -286,7 +286,7 @@ def read_raw(path: str, format: str, sidechains: bool = False, fast: bool = Fals
         return _jsonl(reader_for(format, sidechains=sidechains, fast=fast), stream, head,
                       path)
     except OSError as e:
-        raise InputError(f"{path}: {e.strerror or e}") from None
+        raise InputError(f"{path}: {os_reason(e)}") from None
     finally:
         stream.close()
 

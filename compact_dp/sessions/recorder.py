@@ -21,6 +21,7 @@ from .session import (
     Request,
     Session,
     Usage,
+    prompt_of,
     write_ttl,
 )
 from .sizing import BYTES, USAGE, Sizer
@@ -203,7 +204,7 @@ class Recorder:
                 self.last_times[model] = ended
         prompt = None
         if usage is not None:
-            prompt = usage[UNCACHED] + usage[WRITE_5M] + usage[WRITE_1H] + usage[READ]
+            prompt = prompt_of(usage[UNCACHED], usage[WRITE_5M], usage[WRITE_1H], usage[READ])
             self.usage_count += 1
             self.input_tokens += prompt
             self.output_tokens += usage[OUTPUT]

@@ -70,6 +70,19 @@ def write_ttl(write_5m: int, write_1h: int) -> str:
     return "1h" if write_1h > write_5m else "5m"
 
 
+def prompt_of(input: int, write_5m: int, write_1h: int, read: int) -> int:
+    """A request's prompt: its uncached input, its cache writes and its cache reads (the
+    output is not part of it).  ``Usage.prompt`` and the recorder's rows both count it so."""
+    return input + write_5m + write_1h + read
+
+
+def seen_after(request: Request, done: int) -> int:
+    """How many messages ``request`` saw, given that the requests before it saw ``done``: a
+    later request never sees less (a side request's own ``seen`` may lag the main line's),
+    so the messages that arrived for it are ``messages[done:seen_after(...)]``."""
+    return max(request.seen, done)
+
+
 class Usage:
     """One request's recorded tokens: uncached input, cache writes (5-minute and 1-hour
     TTL), cache reads, output.  The prompt is the first four."""
@@ -83,7 +96,7 @@ class Usage:
 
     @property
     def prompt(self) -> int:
-        return self.input + self.write_5m + self.write_1h + self.read
+        return prompt_of(self.input, self.write_5m, self.write_1h, self.read)
 
     @property
     def written(self) -> int:
@@ -283,28 +296,24 @@ class Session:
         start = self.live_start
         return [i - start for i in range(start, len(self.kinds)) if self.kinds[i] == USER]
 
+    def arrivals(self) -> list[tuple[int, Request, int, int]]:
+        """Each request ``j`` with the messages that arrived for it, ``kinds[start:end]``:
+        those it saw beyond the requests before it (``end = seen_after(request, start)``).
+        (A list, not a generator: compiled by mypyc, the generator failed when a caller's
+        zip left it unfinished.)"""
+        out: list[tuple[int, Request, int, int]] = []
+        done = 0
+        for j, r in enumerate(self.requests):
+            seen = seen_after(r, done)
+            out.append((j, r, done, seen))
+            done = seen
+        return out
+
     def turn_requests(self) -> list[int]:
         """The requests a human turn began before — the turn ends, where a user could
         type /compact instead — from the second request on (something to compact by
         then).  Full sessions."""
-        out: list[int] = []
-        done = 0
-        for j, r in enumerate(self.requests):
-            seen = max(r.seen, done)
-            if j and USER in self.kinds[done:seen]:
-                out.append(j)
-            done = seen
-        return out
-
-    def live_requests(self) -> list[Request]:
-        return [r for r in self.requests if r.segment == self.compaction_count]
-
-    def segment_bounds(self, segment: int) -> tuple[int, int]:
-        """[start, end) message indices of the context after ``segment`` compactions."""
-        start = self.compactions[segment - 1].at if segment else 0
-        end = self.compactions[segment].at if segment < len(self.compactions) else \
-            len(self.kinds)
-        return start, end
+        return [j for j, _, start, end in self.arrivals() if j and USER in self.kinds[start:end]]
 
     @classmethod
     def of_lines(cls, format: str, kinds: list[str], tokens: list[int],

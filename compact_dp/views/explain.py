@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..core.decision import Weighing
 from ..core.policy import PolicyResult
 from ..core.quantities import Terms
-from ..core.search import BenefitCurve, candidate_bounds, prefix_sums
+from ..core.search import BenefitCurve, candidate_bounds, cold_rewrite, prefix_sums
 from ..environment import Env
 from ..sessions.session import Session
 from .console import buffered_console, fitted_table, text_of
@@ -339,8 +339,8 @@ def cache_effect(dec: Weighing, state: str | None) -> str:
     """What the cache's state does to this decision, in words."""
     d = dec.derived
     assert d is not None
-    write = d.p_write if d.p_write is not None else d.p_input
-    rewrite = (d.V + d.T) * (write - d.p_cache) / 1e6
+    write = d.write_price
+    rewrite = cold_rewrite(d)
     head = f"Cache {state}" if state else "Cache cold" if d.cold else "Cache warm"
     if d.cold:
         kept = dec.terms.K if dec.terms is not None else 0

@@ -18,14 +18,21 @@ if TYPE_CHECKING:
     from ..core.wait import Wait
 
 
+def dollars(x: float, places: int) -> str:
+    """Dollars to a fixed number of places, thousands separated: "$1,234.50".  Every "$"
+    the house prints is written here: the callers say a loss in words ("loses $1.36") or
+    put the sign before the "$" themselves (``money``, replay's ``cents``)."""
+    return f"${x:,.{places}f}"
+
+
 def money(x: float) -> str:
     """Dollars with enough digits to see small amounts ($0.37, -$0.0042)."""
     sign, x = ("-", -x) if x < 0 else ("", x)
     if not math.isfinite(x):
         return f"{sign}${x}"
     if x >= 1 or x == 0:
-        return f"{sign}${x:,.2f}"
-    return sign + (f"${x:.2g}" if x < 0.01 else f"${x:.3f}".rstrip("0"))
+        return sign + dollars(x, 2)
+    return sign + (f"${x:.2g}" if x < 0.01 else dollars(x, 3).rstrip("0"))
 
 
 def duration(seconds: float, short: bool = False) -> str:
