@@ -32,6 +32,9 @@ from setuptools import build_meta as setuptools_build
 
 MYPY = "mypy==2.4.1"        # the compiler's version (the test extra pins the same)
 ORJSON = "orjson>=3.10"     # the compiled modules' type check reads orjson's types
+# ... and rich's: it reads the package's __init__, whose typed API names replay's batch
+# and views, which import rich (a build without it fails the check: "Cannot find ... rich")
+RICH = "rich>=13"
 
 BUILD_VARIABLE = "COMPACT_DP_BUILDING"          # "compiled" or "pure", for setup.py
 SOURCES = ("pyproject.toml", "setup.py", "README.md", "MANIFEST.in", "build_backend",
@@ -116,7 +119,7 @@ def reason(e: BaseException) -> str:
 
 def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) -> list[str]:
     needed = run("pure", setuptools_build.get_requires_for_build_wheel, config_settings)
-    return needed if requested() == "pure" else [*needed, MYPY, ORJSON]
+    return needed if requested() == "pure" else [*needed, MYPY, ORJSON, RICH]
 
 
 def prepare_metadata_for_build_wheel(metadata_directory: str,
