@@ -7,6 +7,7 @@ the pinned mypy), so no test needs the network."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -58,6 +59,34 @@ def test_one_mypy_is_pinned_and_only_a_compiled_build_asks_for_it():
     assert not any("mypy" in r for r in asked["pure"])
     assert backend.MYPY in asked["compiled"] and backend.MYPY in asked["either"]
     assert left_in(ROOT) == before
+
+
+def test_the_compiled_build_asks_for_every_package_its_type_check_reads():
+    """mypyc type-checks the compiled modules and everything they import — their
+    packages' ``__init__`` too, type-only imports included — in the build's own
+    environment, which holds only what the backend asks for: every third-party package so
+    reached is asked for (a package missing there fails the build with "Cannot find
+    implementation or library stub", where a machine that has it passes)."""
+    from .test_layout import MODULES, imports_of
+    seen, todo = set(), list(compiled_modules())
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in MODULES:
+            continue
+        seen.add(name)
+        parts = name.split(".")
+        todo += [".".join(parts[:i]) for i in range(1, len(parts))]     # the packages
+        todo += sorted(imports_of(name))
+    third = set()
+    for name in seen:
+        for node in ast.walk(ast.parse(MODULES[name].read_text())):
+            found = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and not node.level and \
+                node.module else []
+            third |= {f.split(".")[0] for f in found}
+    third -= set(sys.stdlib_module_names) | {"compact_dp", "_bytescan", "mypyc"}
+    asked = {re.split(r"[<>=!\[ ]", r)[0] for r in (backend.MYPY, backend.ORJSON, backend.RICH)}
+    assert third and third <= asked, third - asked
 
 
 @pytest.mark.parametrize("variables, build", [
