@@ -55,7 +55,8 @@ test: $(READY)
 # (its readers and replay: the modules the other build compiles)
 PURE_TESTS := tests/test_build.py tests/test_bytescan.py tests/test_fast.py \
               tests/test_sessions.py tests/test_claude_reader.py tests/test_codex_reader.py \
-              tests/test_sizing.py tests/test_replay.py tests/test_bad_input.py tests/test_cli.py
+              tests/test_sizing.py tests/test_replay.py tests/test_bad_input.py tests/test_cli.py \
+              tests/test_wait.py tests/test_hindsight.py
 test-pure:
 	COMPACT_DP_PURE=1 $(MAKE) --no-print-directory VENV=.venv-pure setup
 	COMPACT_DP_PURE=1 .venv-pure/bin/python -m pytest -q -rs -n auto $(PURE_TESTS)

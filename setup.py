@@ -19,7 +19,8 @@ COMPILED = [f"compact_dp/{name}.py" for name in (
     "sessions/line_reader", "sessions/claude_code", "sessions/fast", "sessions/codex",
     "sessions/openai_chat", "sessions/recorder", "sessions/sizing", "sessions/timefmt",
     "sessions/jsonsize", "sessions/session", "replaying/simulate", "replaying/setting",
-    "replaying/bill", "replaying/billing", "replaying/records", "pricing/clock")]
+    "replaying/bill", "replaying/billing", "replaying/records", "pricing/clock",
+    "core/wait", "replaying/hindsight")]
 # (not sessions/read.py: compiled, it read a history 1.5 times slower, not faster; the
 # cause is not looked into)
 
