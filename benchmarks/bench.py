@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import os
 import random
 import re
@@ -802,8 +803,45 @@ def backtest_section(cdp: str, goals: list) -> None:
     print("  forecast bias per project (its sessions of ≥ 20 requests):")
     for name, n, bias in projects:
         print(f"    {bias:5.2f}  {n:3d} sessions  {name[-60:]}")
+    alone, with_project = best_from_elapsed(results)
+    print("  the best any forecast from the requests so far could do, in-sample (the mean of "
+          "what remained at each j,\n  pooled bias 1.000): long sessions' bias "
+          f"{alone[0]:.3f}, their log error / elapsed rule's {alone[1]:.3f}; knowing the "
+          f"project too, {with_project[0]:.3f} and {with_project[1]:.3f}")
     goals.append(("backtest: issue 27 goals missed", float(missed), 0.0,
                   f"of {len(GOALS_27)}, leave one project out"))
+
+
+def best_from_elapsed(results: list[dict]) -> tuple[tuple[float, float], tuple[float, float]]:
+    """What no forecast from j (the requests so far) can beat on long sessions, without
+    telling them apart from the rest: every turn end forecast the mean of what remained at
+    the turn ends of the same j (bins of 0.05 in ln(j + 1)), over every session, itself
+    included (in-sample, so better than any real forecast), and the same within each
+    project. Returns (the long sessions' bias, their log error over the elapsed rule's)
+    for the two. A session is long because it went on past what its j promised: even
+    this forecast, unbiased pooled, is short on them."""
+    rows = [(r["held_out"], r["requests"] >= 100, p["request"], p["remaining"])
+            for r in results for p in r["points"]]
+
+    def figures(key) -> tuple[float, float]:
+        sums: dict = {}
+        for row in rows:
+            got = sums.setdefault(key(row), [0.0, 0])
+            got[0] += row[3]
+            got[1] += 1
+        long = [(sums[key(row)][0] / sums[key(row)][1], row) for row in rows if row[1]]
+        if not long:
+            return float("nan"), float("nan")
+        bias = sum(f for f, _ in long) / sum(row[3] for _, row in long)
+        error = sum(abs(math.log(f / row[3])) for f, row in long)
+        elapsed = sum(abs(math.log(max(row[2], 1) / row[3])) for _, row in long)
+        return bias, error / elapsed if elapsed else float("nan")
+
+    def bin_of(j: int) -> int:
+        return int(math.log1p(j) / 0.05)
+
+    return (figures(lambda row: bin_of(row[2])),
+            figures(lambda row: (row[0], bin_of(row[2]))))
 
 
 def _fmt(x: float | None) -> str:
