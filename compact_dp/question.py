@@ -20,6 +20,7 @@ import math
 from .agents import agent_of
 from .asking import Answer, Ask, PolicyAsk, answer, awk_names, model_named
 from .calibration.profile import Profile, load_profile, project_weight
+from .core.awkvalue import AwkValue
 from .core.horizon import AUTO, SEED, end_chance, forecast, parse_horizon
 from .core.horizon import PROFILE as ALONE
 from .core.middle import upper_middle
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from .calibration.project import Evidence, History
-    from .core.awkvalue import AwkValue
 
 GIVEN, SESSION, PRICES, ENV, PROFILE, DEFAULT = ("given", "session", "prices", "env",
                                                  "profile", "default")
@@ -207,6 +207,12 @@ class Question:
         b0, bt, bj = self.profile.end
         return lambda turns, j: end_chance(turns, j, b0, bt, bj)
 
+    def asker(self, known: list[tuple[int, dict[str, float]]] | None = None) -> Asker:
+        """This question, to be asked again at other moments of the session (replay)."""
+        ask = self.ask
+        return Asker(ask.model, ask.values, ask.whole, self.forecaster(), self.ender(),
+                     ask.outlook, known)
+
     def record(self) -> dict[str, object]:
         """The ``--json`` fields of the question: keep, prices, cache, profile."""
         p = self.prices
@@ -222,6 +228,67 @@ class Question:
         if self.cache is not None:
             out["cache"] = self.cache.record()
         return out
+
+
+class Asker:
+    """What the decision is asked with at any moment of one session, besides that moment's
+    own figures: the model, the session's parameters, the forecast of R, the end chance,
+    the schedule's outlook, and what the decision knew of compactions before each request.
+
+    ``Question.asker`` makes it from the question the command asks at the transcript's
+    end; replay's dp and its penalty ④ ask it at each of their moments, so that replay
+    asks what the command asks on the transcript cut there (tests/test_one_question.py),
+    and replay's own setting keeps only what billing needs."""
+
+    def __init__(self, model: Model, values: dict[str, AwkValue], whole: bool,
+                 forecast: Callable[[float], tuple[float, str]] | None,
+                 ender: Callable[[float, float], float] | None, outlook: Outlook | None,
+                 known: list[tuple[int, dict[str, float]]] | None = None):
+        self.model, self.values, self.whole = model, values, whole
+        self.forecast = forecast    # R at a number of requests so far (None: seed's E × L)
+        self.ender = ender          # the end chance from (turns arriving, requests)
+        self.outlook = outlook      # the schedule's inputs, as at the transcript's end
+        # (first request index, S and what compactions left), in order
+        self.known = known or []
+
+    def known_at(self, index: int) -> dict[str, float]:
+        """S and what compactions left, as the decision before request ``index`` knew them
+        (no look at compactions still to come)."""
+        from bisect import bisect_right
+        i = bisect_right(self.known, index, key=lambda k: k[0]) - 1
+        return self.known[i][1] if i >= 0 else {}
+
+    def values_at(self, prices: Prices, *, turns: float, requests: float,
+                  compactions: float, billed: float, V: float, S: float, window: float
+                  ) -> dict[str, AwkValue]:
+        """The decision's parameters at a moment: the session's, with the running stats,
+        the prices of the model the next request uses, the fixed prefix and window of the
+        context then, and what the decision knew then of compactions (``known_at``)."""
+        v = dict(self.values)
+        numbers = {"t": turns, "total_requests": requests, "total_compact": compactions,
+                   "total_input": billed, "V": V, "S": S, "p_input": prices.input,
+                   "p_cache": prices.cache_read, "p_out": prices.output,
+                   "max_context": window, **self.known_at(int(requests))}
+        for name, x in numbers.items():
+            v[name] = AwkValue.number(x)
+        return v
+
+    def ask(self, values: dict[str, AwkValue], policy: PolicyAsk | None, *,
+            p_write: float | None, cold: bool, requests: float, turns: float,
+            growth: float) -> Ask:
+        """The question at a moment: ``turns`` the human turns with the one the end chance
+        is about, ``growth`` the live context's growth then (context_growth)."""
+        horizon = self.forecast(requests) if self.forecast is not None else None
+        ending = self.ender(turns, requests) if self.ender is not None else None
+        outlook = None
+        o = self.outlook
+        if o is not None:
+            # the cache's state and the compaction's duration change no answer, only what
+            # the views say: left out
+            outlook = Outlook(growth, o.auto, o.hold, o.retention, o.log_error,
+                              requests=requests, exponent=o.exponent)
+        return Ask(self.model, values, policy, whole=self.whole, p_write=p_write, cold=cold,
+                   horizon=horizon, end_chance=ending, outlook=outlook)
 
 
 def resolve_prices(session: Session, price: str | None, fallback: str | None = None

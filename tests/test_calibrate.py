@@ -483,7 +483,7 @@ def test_replays_decision_before_the_first_compaction_knows_only_the_agents_figu
     session = read_session([str(f)])
     setting = setting_for(session, {}, get_model("cache-clock"), True, 0, None, None,
                           {"COMPACT_DP_PROFILE": str(path)})
-    (first, before), *later = setting.known
+    (first, before), *later = setting.asker.known
     assert first == 0 and before["S"] == 8000.0
     assert before["after_tokens"] == setting.V0 + 8000.0
     own = session.aftermath[0]

@@ -214,7 +214,7 @@ def test_hindsight_charges_a_compaction_the_information_loss_the_decision_says_t
                           start=27000)
     session = read_session([str(write(tmp_path, built.text()))])
     setting = setting_for(session, {"e_fixed": "3"}, CACHE_CLOCK, True, 0, None, None, {})
-    assert setting.forecast is None                           # the seed rule: E × L
+    assert setting.asker.forecast is None                           # the seed rule: E × L
     turns = [i for i, line in enumerate(built.lines) if json.loads(line)["type"] == "user"
              and isinstance(json.loads(line)["message"]["content"], str)]
     ends = session.turn_requests()

@@ -224,3 +224,37 @@ def test_on_the_recorded_context_after_a_compaction_v_is_that_contexts_own(tmp_p
     session = read_session([str(path)])
     assert session.segment_prefixes[1] > session.segment_prefixes[0] + 3000
     assert compare_with_the_command(str(path), tmp_path, limit=10) >= 5
+
+
+@pytest.mark.parametrize("name", ["claude-code.jsonl", "codex.jsonl"])
+def test_the_asker_asked_at_the_transcripts_end_is_the_commands_question(name):
+    """The Asker replay's dp asks (Question.asker) is the command's question: asked with
+    the moment the transcript's end shows, it gives the command's R, end chance and
+    schedule outlook. A replay that built its own forecast, end chance or outlook (a
+    second builder) would part from it here."""
+    from compact_dp.question import arriving_turns, growth_of, session_question
+    session = read_session([str(ROOT / "examples" / name)])
+    question = session_question(session, Options(now=2e9))
+    mine = question.ask
+    asker = question.asker()
+    values = mine.values
+    again = asker.ask(values, mine.policy, p_write=mine.p_write, cold=mine.cold,
+                      requests=values["total_requests"].num, turns=arriving_turns(session),
+                      growth=growth_of(session, values))
+    assert mine.horizon is not None and again.horizon is not None
+    assert again.horizon[0] == mine.horizon[0]
+    assert again.end_chance == mine.end_chance is not None
+    assert mine.outlook is not None and again.outlook is not None
+    for field in ("growth", "auto", "hold", "retention", "log_error", "requests", "exponent"):
+        assert getattr(again.outlook, field) == getattr(mine.outlook, field), field
+    assert again.whole == mine.whole and again.model is mine.model
+
+
+def test_replays_setting_keeps_what_billing_needs_and_asks_through_the_asker():
+    """The decision's own state (the forecast, the end chance, the outlook, what was known
+    of compactions) lives in the Asker, not in the setting beside it."""
+    session = read_session([str(ROOT / "examples" / "claude-code.jsonl")])
+    setting = setting_for(session, {}, get_model("cache-clock"), True, 0, None, None, {})
+    for name in ("forecast", "ender", "outlook", "known", "known_at"):
+        assert not hasattr(setting, name), name
+    assert setting.asker.forecast is not None and setting.asker.outlook is not None

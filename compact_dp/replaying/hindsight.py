@@ -144,7 +144,8 @@ class Penalties:
         billed = float(self.billed[min(index, len(requests))])
         model = requests[index].llm if index < len(requests) else None
         values = stats_values(setting, model, turns, index, before, billed)
-        horizon = setting.forecast(index) if setting.forecast is not None else None
+        forecast = setting.asker.forecast
+        horizon = forecast(index) if forecast is not None else None
         return derive(values, Conversation.summed(1, 1, 0), setting.model, horizon).info_loss
 
 

@@ -18,10 +18,9 @@ where the agent compacts at turn ends) and ``before_request``.
 from __future__ import annotations
 
 from ..agents import RECORDED, REQUEST, TURN
-from ..asking import Ask, PolicyAsk, answer
+from ..asking import PolicyAsk, answer
 from ..core.awkvalue import AwkValue
 from ..core.decision import turn_keep
-from ..core.wait import Outlook
 from ..errors import UsageError
 from ..question import context_growth
 from ..sessions.session import USER, Request
@@ -115,20 +114,12 @@ class RecordedPolicy(Policy):
 def stats_values(s: Setting, model: str | None, turns: float, requests: float,
                  compactions: float, billed: float, V: float | None = None
                  ) -> dict[str, AwkValue]:
-    """The decision's parameters at a moment of the replay: the setting's, with the
-    running stats, the prices of the model the next request uses, and what the decision
-    knew then of compactions (``Setting.known_at``); ``V``: the fixed prefix, where not
-    the first context's."""
-    prices = s.prices(model)
-    v = dict(s.values)
-    numbers = {"t": turns, "total_requests": requests, "total_compact": compactions,
-               "total_input": billed, "V": s.V0 if V is None else V, "S": s.S,
-               "p_input": prices.input,
-               "p_cache": prices.cache_read, "p_out": prices.output, "max_context": s.window,
-               **s.known_at(int(requests))}
-    for name, x in numbers.items():
-        v[name] = AwkValue.number(x)
-    return v
+    """The decision's parameters at a moment of the replay (``Asker.values_at``): the
+    prices of the model the next request uses; ``V``: the fixed prefix, where not the
+    first context's."""
+    return s.asker.values_at(s.prices(model), turns=turns, requests=requests,
+                             compactions=compactions, billed=billed,
+                             V=s.V0 if V is None else V, S=s.S, window=s.window)
 
 
 def ask_decision(replay: State, request: Request, policy: PolicyAsk | None = None,
@@ -159,21 +150,10 @@ def ask_decision(replay: State, request: Request, policy: PolicyAsk | None = Non
         # the messages no request has seen yet, at what the decision could know of them
         conv = type(conv).summed(conv.nr + (1 if extra else 0),
                                  conv.total + extra - replay.unsized, conv.user_count())
-    horizon = s.forecast(replay.requests) if s.forecast is not None else None
-    ending = s.ender(replay.turns + turn_end, replay.requests) if s.ender is not None \
-        else None
-    outlook = None
-    if s.outlook is not None:
-        o = s.outlook
-        # the growth as the status line reads it, by its rule and with what was known
-        # then (the cache's state does not change an answer, only what the views say:
-        # it is left out)
-        growth = context_growth(conv.total, replay.context_requests,
-                                replay.compactions > 0, v)
-        outlook = Outlook(growth, o.auto, o.hold, o.retention, o.log_error,
-                          requests=replay.requests, exponent=o.exponent)
-    ask = Ask(s.model, v, policy, whole=s.whole, p_write=p_write, cold=cold, horizon=horizon,
-              end_chance=ending, outlook=outlook)
+    # the growth as the status line reads it, by its rule and with what was known then
+    growth = context_growth(conv.total, replay.context_requests, replay.compactions > 0, v)
+    ask = s.asker.ask(v, policy, p_write=p_write, cold=cold, requests=replay.requests,
+                      turns=replay.turns + turn_end, growth=growth)
     return answer(ask, conv)
 
 

@@ -160,10 +160,7 @@ def setting_for(session: Session, params: Mapping[str, object], model: Model, wh
     setting.files = files
     if question.hidden:                       # a part-way start: V0 is the fixed part
         setting.V0, setting.hidden = V0, question.hidden
-    setting.forecast = question.forecaster()
-    setting.known = known_figures(session, question, setting.V0, env)
-    setting.ender = question.ender()
-    setting.outlook = question.ask.outlook
+    setting.asker = question.asker(known_figures(session, question, setting.V0, env))
     setting.groups = shared_caches(setting)
     setting.events = recorded_events(setting)
     return setting

@@ -9,14 +9,12 @@ from ..agents import REQUEST, TURN, Agent
 from ..core.awkvalue import AwkValue
 from ..core.models import Model
 from ..pricing.table import Prices, defaults, find
+from ..question import Asker
 from ..sessions.session import Compaction, Request, Session
 from ..world import World
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from ..core.wait import Outlook
     from .bill import SessionFiles
 
 
@@ -54,7 +52,8 @@ class Setting:
                  agent: Agent, *, whole: bool, keep_tokens: int, cache_ttl: str | None,
                  price: str | None, summary_tokens: float, world: World | None = None,
                  aftermath: Restart | None = None, points: str | None = None,
-                 compaction_usage: list[Request] | None = None):
+                 compaction_usage: list[Request] | None = None,
+                 asker: Asker | None = None):
         self.session, self.values, self.model, self.agent = session, values, model, agent
         self.whole, self.keep_tokens, self.cache_ttl = whole, keep_tokens, cache_ttl
         if world is None:
@@ -79,15 +78,10 @@ class Setting:
         self.events = Events()                  # filled by simulate.recorded_events
         self.groups: dict[str, str | None] = {}  # models sharing a cache (shared_caches)
         self.files: SessionFiles | None = None  # the session's other files (bill.py)
-        # R at a number of requests so far, with its source (None: the seed's E × L)
-        self.forecast: Callable[[float], tuple[float, str]] | None = None
-        # what the decision knew of compactions before each request (run.known_figures):
-        # (first request index, S and what compactions left), in order
-        self.known: list[tuple[int, dict[str, float]]] = []
-        self.ender: Callable[[float, float], float] | None = None    # the end chance
-        # the decision's schedule (core.wait), when it has one: what it is asked with
-        # besides the replay's own state (the growth, the cache)
-        self.outlook: Outlook | None = None
+        # what the decision is asked with at each moment (question.Asker): dp asks it,
+        # and the penalty ④ takes its forecast; the rest of the setting is billing's
+        self.asker: Asker = asker if asker is not None else Asker(
+            model, values, whole, None, None, None)
 
     def lookups(self) -> tuple[dict[int, Compaction], set[int], dict[int, list[float]]]:
         """What every run looks up as it goes, worked out once for the session (hindsight
@@ -115,13 +109,6 @@ class Setting:
                 found = found.without_writes()
             self._prices[key] = found or defaults(self.values, self.agent.cache_ttl)
         return self._prices[key]
-
-    def known_at(self, index: int) -> dict[str, float]:
-        """S and what compactions left, as the decision before request ``index`` knew them
-        (no look at compactions still to come)."""
-        from bisect import bisect_right
-        i = bisect_right(self.known, index, key=lambda k: k[0]) - 1
-        return self.known[i][1] if i >= 0 else {}
 
     def cache_key(self, llm: str | None) -> str | None:
         """The cache a model's requests read and write: its own, unless the recording shows
