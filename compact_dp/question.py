@@ -185,33 +185,13 @@ class Question:
         self.world: World | None = None     # the session's setting (world.py)
         self.level: float | None = None     # the forecast's level (auto and profile)
         self.project: Evidence | None = None    # what the project's sessions showed
-
-    def forecaster(self) -> Callable[[float], tuple[float, str]] | None:
-        """R at any number of requests so far, by this question's horizon (None: seed, the
-        core's E × L from the stats)."""
-        fixed = self.ask.horizon
-        if self.horizon == SEED or fixed is None:
-            return None
-        if self.horizon not in (AUTO, ALONE):
-            return lambda j: fixed
-        level = self.level if self.level is not None else self.profile.agent(self.fmt).level
-        exponent, name = self.profile.exponent, self.horizon
-        return lambda j: (forecast(j, level, exponent), name)
-
-    def ender(self) -> Callable[[float, float], float] | None:
-        """The chance that the turn arriving is the session's last, from the human turns
-        (the arriving one included) and the requests so far; None unless the horizon is
-        the forecast (the guard belongs to it: the seed rule has no notion of an end)."""
-        if self.horizon not in (AUTO, ALONE):
-            return None
-        b0, bt, bj = self.profile.end
-        return lambda turns, j: end_chance(turns, j, b0, bt, bj)
+        self.asking = Asker(ask.model, ask.values, ask.whole, None, None, None)
 
     def asker(self, known: list[tuple[int, dict[str, float]]] | None = None) -> Asker:
-        """This question, to be asked again at other moments of the session (replay)."""
-        ask = self.ask
-        return Asker(ask.model, ask.values, ask.whole, self.forecaster(), self.ender(),
-                     ask.outlook, known)
+        """This question, to be asked again at other moments of the session (replay), with
+        what the decision knew of compactions before each request (``known``)."""
+        a = self.asking
+        return Asker(a.model, a.values, a.whole, a.forecast, a.ender, a.outlook, known)
 
     def record(self) -> dict[str, object]:
         """The ``--json`` fields of the question: keep, prices, cache, profile."""
@@ -275,20 +255,22 @@ class Asker:
 
     def ask(self, values: dict[str, AwkValue], policy: PolicyAsk | None, *,
             p_write: float | None, cold: bool, requests: float, turns: float,
-            growth: float) -> Ask:
+            growth: float | None = None, unit: str = "message",
+            words: dict[str, str] | None = None) -> Ask:
         """The question at a moment: ``turns`` the human turns with the one the end chance
-        is about, ``growth`` the live context's growth then (context_growth)."""
+        is about, ``growth`` the live context's growth then (context_growth; None: the
+        moment the outlook was made for, the transcript's end)."""
         horizon = self.forecast(requests) if self.forecast is not None else None
         ending = self.ender(turns, requests) if self.ender is not None else None
-        outlook = None
-        o = self.outlook
-        if o is not None:
+        outlook = o = self.outlook
+        if o is not None and growth is not None:
             # the cache's state and the compaction's duration change no answer, only what
             # the views say: left out
             outlook = Outlook(growth, o.auto, o.hold, o.retention, o.log_error,
                               requests=requests, exponent=o.exponent)
         return Ask(self.model, values, policy, whole=self.whole, p_write=p_write, cold=cold,
-                   horizon=horizon, end_chance=ending, outlook=outlook)
+                   horizon=horizon, unit=unit, words=words, end_chance=ending,
+                   outlook=outlook)
 
 
 def resolve_prices(session: Session, price: str | None, fallback: str | None = None
@@ -447,29 +429,28 @@ def session_question(session: Session, options: Options) -> Question:
                 return None
             evidence.append(found)
         return evidence[0]
-    horizon, horizon_words, why = _horizon(session, chosen, profile, options.horizon, values,
-                                           project)
-    ask = Ask(chosen, values, options.policy, whole=whole,
-              p_write=cache.p_write if cache else None, cold=cache.cold if cache else False,
-              horizon=horizon, unit="line" if session.format == "bash-agent" else "message",
-              words={"M": sources["max_context"].words})
+    forecaster, horizon_words, why, found, level = _horizon(
+        session, chosen, profile, options.horizon, values, project)
+    hidden = split[1] if split is not None and sourced["V"][0] == PROFILE else 0.0
+    outlook = session_outlook(session, values, world, profile, cache,
+                              hidden if session.live_start == 0 else 0.0) \
+        if chosen.cache_aware and horizon_words == AUTO else None
+    # the question at the transcript's end, asked as replay asks it at each moment
+    asking = Asker(chosen, values, whole, forecaster, _ender(profile, horizon_words),
+                   outlook)
+    ask = asking.ask(values, options.policy, p_write=cache.p_write if cache else None,
+                     cold=cache.cold if cache else False,
+                     requests=values["total_requests"].num, turns=arriving_turns(session),
+                     unit="line" if session.format == "bash-agent" else "message",
+                     words={"M": sources["max_context"].words})
     question = Question(ask, sources, prices, price_source, cache,
                         "none" if whole else "best", warnings, profile, horizon_words,
                         session.format)
+    question.asking = asking
     question.horizon_why = why
     question.world = world
-    if horizon_words in (AUTO, ALONE):
-        question.project = evidence[0] if evidence else None
-        question.level = question.project.level if question.project is not None else \
-            profile.agent(session.format).level
-    ender = question.ender()
-    if ender is not None:
-        ask.end_chance = ender(arriving_turns(session), values["total_requests"].num)
-    if split is not None and sourced["V"][0] == PROFILE:
-        question.hidden = split[1]
-    if chosen.cache_aware and horizon_words == AUTO:
-        ask.outlook = session_outlook(session, values, world, profile, cache,
-                                      question.hidden if session.live_start == 0 else 0.0)
+    question.project, question.level = found, level
+    question.hidden = hidden
     return question
 
 
@@ -547,9 +528,11 @@ def project_evidence(session: Session, options: Options, profile: Profile
 def _horizon(session: Session, model: Model, profile: Profile,
              asked: str | float | None, values: dict[str, AwkValue],
              project: Callable[[], Evidence | None] | None = None
-             ) -> tuple[tuple[float, str] | None, str, str]:
-    """R and its source for the core (None: E × L), the horizon's name, and why it is
-    the one used."""
+             ) -> tuple[Callable[[float], tuple[float, str]] | None, str, str,
+                        Evidence | None, float | None]:
+    """The forecast of R at any number of requests so far, with its source in words (None:
+    the seed's E × L), the horizon's name, why it is the one used, the project evidence it
+    learned from and the level it forecasts with."""
     if asked is not None:
         why = "--horizon given"
     elif not model.cache_aware:
@@ -561,19 +544,33 @@ def _horizon(session: Session, model: Model, profile: Profile,
     else:
         asked, why = AUTO, "the default for a session with recorded usage"
     if asked == SEED:
-        return None, SEED, why
+        return None, SEED, why, None, None
     if asked in (AUTO, ALONE):
         figures = profile.agent(session.format)
         found = project() if asked == AUTO and project is not None else None
         level = found.level if found is not None else figures.level
-        j = values["total_requests"].num
-        R = forecast(j, level, profile.exponent)
-        learned = f"; {found.words()}" if found is not None else ""
-        return (R, f"{asked}: {level:.4g} × (j + 1)^{profile.exponent:.3g} with j = "
-                   f"{j:,.0f} requests so far ({session.format}, {profile.source}{learned})"
-                ), str(asked), why
+        exponent, name = profile.exponent, str(asked)
+        where = (f"{session.format}, {profile.source}"
+                 f"{f'; {found.words()}' if found is not None else ''}")
+
+        def forecaster(j: float) -> tuple[float, str]:
+            return (forecast(j, level, exponent),
+                    f"{name}: {level:.4g} × (j + 1)^{exponent:.3g} with j = {j:,.0f} "
+                    f"requests so far ({where})")
+        return forecaster, name, why, found, level
     assert isinstance(asked, float)
-    return (asked, f"fixed: {asked:g} requests, given"), f"{asked:g}", why
+    fixed = (asked, f"fixed: {asked:g} requests, given")
+    return (lambda j: fixed), f"{asked:g}", why, None, None
+
+
+def _ender(profile: Profile, horizon: str) -> Callable[[float, float], float] | None:
+    """The chance that the turn arriving is the session's last, from the human turns
+    (the arriving one included) and the requests so far; None unless the horizon is the
+    forecast (the guard belongs to it: the seed rule has no notion of an end)."""
+    if horizon not in (AUTO, ALONE):
+        return None
+    b0, bt, bj = profile.end
+    return lambda turns, j: end_chance(turns, j, b0, bt, bj)
 
 
 def _overridden(prices: Prices, source: str, values: dict[str, AwkValue],

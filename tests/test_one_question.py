@@ -229,9 +229,9 @@ def test_on_the_recorded_context_after_a_compaction_v_is_that_contexts_own(tmp_p
 @pytest.mark.parametrize("name", ["claude-code.jsonl", "codex.jsonl"])
 def test_the_asker_asked_at_the_transcripts_end_is_the_commands_question(name):
     """The Asker replay's dp asks (Question.asker) is the command's question: asked with
-    the moment the transcript's end shows, it gives the command's R, end chance and
-    schedule outlook. A replay that built its own forecast, end chance or outlook (a
-    second builder) would part from it here."""
+    the moment the transcript's end shows, the growth rebuilt by replay's rule included,
+    it gives the command's R, end chance and schedule outlook. A replay that built its
+    own forecast, end chance or outlook (a second builder) would part from it here."""
     from compact_dp.question import arriving_turns, growth_of, session_question
     session = read_session([str(ROOT / "examples" / name)])
     question = session_question(session, Options(now=2e9))
