@@ -258,3 +258,32 @@ def test_replays_setting_keeps_what_billing_needs_and_asks_through_the_asker():
     for name in ("forecast", "ender", "outlook", "known", "known_at"):
         assert not hasattr(setting, name), name
     assert setting.asker.forecast is not None and setting.asker.outlook is not None
+
+
+@pytest.mark.parametrize("name", ["claude-code.jsonl", "codex.jsonl"])
+def test_the_commands_r_and_end_chance_are_the_profiles_at_the_transcripts_end(name):
+    """What `--json` says of R and the end chance, by the rules written out: R =
+    level × (j + 1)^exponent at j, the requests the transcript holds, and the end chance
+    σ(b0 + bt ln t + bj ln(j + 1)) with t the human turns, the arriving one included. One
+    request or one turn off (in the builder both paths share) fails here."""
+    import json
+    import math
+    import subprocess
+    import sys
+
+    from compact_dp.calibration.profile import load_profile
+    from compact_dp.question import arriving_turns
+    path = ROOT / "examples" / name
+    session = read_session([str(path)])
+    out = subprocess.run([sys.executable, "-m", "compact_dp", "--json", str(path)],
+                         capture_output=True, text=True, check=True,
+                         env={"PATH": "/usr/bin:/bin", "COMPACT_DP_PROFILE": ""})
+    doc = json.loads(out.stdout)
+    profile = load_profile({})
+    level, exponent = profile.agent(session.format).level, profile.exponent
+    j = len(session.requests)
+    assert doc["session"]["requests"] == j
+    assert doc["derived"]["R"] == pytest.approx(level * (j + 1) ** exponent, rel=1e-12)
+    b0, bt, bj = profile.end
+    z = b0 + bt * math.log(arriving_turns(session)) + bj * math.log(j + 1)
+    assert doc["ending"]["chance"] == pytest.approx(1 / (1 + math.exp(-z)), rel=1e-12)
