@@ -33,6 +33,7 @@ from .pricing.clock import CacheClock, cache_clock
 from .pricing.table import Prices, defaults, find
 from .sessions.session import USER, Aftermath, Session
 from .sessions.sizing import share
+from .views.words import count
 from .world import Given, World, learn
 
 TYPE_CHECKING = False
@@ -555,8 +556,8 @@ def _horizon(session: Session, model: Model, profile: Profile,
 
         def forecaster(j: float) -> tuple[float, str]:
             return (forecast(j, level, exponent),
-                    f"{name}: {level:.4g} × (j + 1)^{exponent:.3g} with j = {j:,.0f} "
-                    f"requests so far ({where})")
+                    f"{name}: {level:.4g} × (j + 1)^{exponent:.3g} with j = "
+                    f"{count(round(j), 'request')} so far ({where})")
         return forecaster, name, why, found, level
     assert isinstance(asked, float)
     fixed = (asked, f"fixed: {asked:g} requests, given")

@@ -447,3 +447,18 @@ def test_no_help_page_points_to_a_docs_folder_an_install_lacks():
         assert not re.search(r"\b[\w-]+\.md\b|docs/|in the docs", rest), rest
         named += sum(url.endswith(".md") for url in addresses)
     assert named >= 8            # the decision's, replay's, backtest's, calibrate's, …
+
+
+def test_explain_counts_one_request_and_one_summary_in_the_singular(tmp_path):
+    """`--explain` on a session of one request, never compacted: "j = 1 request so far"
+    and "c + 1 = 1 summary", not "1 requests" and "1 summaries"; two keep the plural."""
+    from .session_fixtures import turns_session
+    one = tmp_path / "one.jsonl"
+    one.write_bytes(turns_session([[900]]).text())
+    out = run_cli("--explain", str(one)).stdout.decode()
+    assert "with j = 1 request so far" in out and "= 1 summary " in out
+    assert "1 requests" not in out and "1 summaries" not in out
+    two = tmp_path / "two.jsonl"
+    two.write_bytes(turns_session([[900, 900]], compacted=None).text())
+    out = run_cli("--explain", str(two)).stdout.decode()
+    assert "with j = 2 requests so far" in out

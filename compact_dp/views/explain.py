@@ -92,7 +92,8 @@ def derived_lines(dec: Weighing) -> list[tuple[str, str, str]]:
         ("L", f"{d.L:,g}", f"LLM calls per turn: {src.get('L', '')}"),
         ("R", f"{d.R:,g}", horizon_words(src.get("R", "seed: E × L"))),
         ("avg", f"{d.avg:,.6g}", f"input tokens per request: {src.get('avg', '')}"),
-        ("r_t", f"{d.r_t:.6g}", f"retention after c + 1 = {d.c + 1:,g} summaries (floor 0.37)"),
+        ("r_t", f"{d.r_t:.6g}", f"retention after c + 1 = {d.c + 1:,g} "
+                            f"{'summary' if d.c + 1 == 1 else 'summaries'} (floor 0.37)"),
         ("④", money(d.info_loss), "information loss, the same for every k"),
     ]
     e = dec.ending
