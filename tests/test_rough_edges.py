@@ -462,3 +462,20 @@ def test_explain_counts_one_request_and_one_summary_in_the_singular(tmp_path):
     two.write_bytes(turns_session([[900, 900]], compacted=None).text())
     out = run_cli("--explain", str(two)).stdout.decode()
     assert "with j = 2 requests so far" in out
+
+
+def test_calibrate_names_each_file_it_skips_and_why(tmp_path):
+    """As replay does: one warning a skipped file, its path and its reason, and then the
+    count."""
+    folder = tmp_path / "p"
+    folder.mkdir()
+    (folder / "a.jsonl").write_bytes((ROOT / "examples" / "claude-code.jsonl").read_bytes())
+    (folder / "b.jsonl").write_text('{"type":"summary"}\n')
+    (folder / "c.jsonl").write_text("garbage\n")
+    r = run_cli("calibrate", "--output", str(tmp_path / "out.json"), str(folder))
+    err = r.stderr.decode()
+    assert r.returncode == 0, err
+    assert f"warning: skipped {folder / 'b.jsonl'}: a Claude Code file with no conversation" \
+        in err
+    assert f"warning: skipped {folder / 'c.jsonl'}: not a session in a known format" in err
+    assert "1 session read, 2 files skipped" in err

@@ -67,7 +67,8 @@ def calibrate_command(env: Env, paths: list[str], output: str | None, fresh: boo
     for path in session_files(env, paths):
         try:
             session = read_session([path])
-        except CompactDpError:
+        except CompactDpError as e:       # said as replay says it, with the reason
+            env.warn(f"skipped {path}: {str(e).replace(f'{path}: ', '', 1)}")
             skipped += 1
             continue
         if session.format in ("claude-code", "codex") and session.has_usage:
