@@ -128,6 +128,12 @@ def feed_line(reader: LineReader, line: bytes, loads: Callable[[bytes], object])
     except RecursionError:
         reader.skip_deep_line()
         return
+    feed_parsed(reader, obj)
+
+
+def feed_parsed(reader: LineReader, obj: object) -> None:
+    """A parsed line into the reader: JSON of a shape the format does not have is skipped
+    and counted as malformed (a whole line, or a whole last line: read.finish_tail)."""
     try:
         reader.feed(obj)
     except LINE_ERRORS:

@@ -12,7 +12,7 @@ import sys
 
 from ..core.scan import CHUNK, open_source
 from ..errors import FormatError, InputError, NotASession, UsageError, os_reason
-from .line_reader import LINE_ERRORS, feed_line
+from .line_reader import feed_line, feed_parsed
 from .recorder import TOKEN_MODES
 from .session import MAX_LINE, Session
 from .sniff import FORMATS, claude_code_bookkeeping, sniff
@@ -190,10 +190,7 @@ def finish_tail(reader: LineReader, tail: bytes, markers: tuple[bytes, ...] | No
     except ValueError:
         return (f"the last line ({len(tail):,} bytes) is incomplete — a session still being "
                 "written? — and was left out")
-    try:
-        reader.feed(obj)
-    except LINE_ERRORS:
-        reader.skip_malformed()
+    feed_parsed(reader, obj)
     return None
 
 
@@ -317,10 +314,7 @@ def _jsonl(reader: LineReader, stream: IO[bytes], head: bytes, name: str, sniffe
             raise FormatError(f"{name}: not valid JSON (an OpenAI chat array or one "
                               "message per line)" + ("; --format bash-agent reads any "
                                                      "lines" if sniffed else "")) from None
-        try:
-            reader.feed(document)
-        except LINE_ERRORS:
-            reader.skip_malformed()
+        feed_parsed(reader, document)
         return finished(reader, b"", None, name, format, sniffed)
     rest: list[bytes] = []
     for _ in feed_lines(reader, chunks(stream, head), rest):
