@@ -1,0 +1,53 @@
+"""Rules that fresh mutants, written by a reviewer who had not read the tests, broke
+without a test noticing (issue 28: "Fresh mutants ... caught at ≥ 90 %"). Each test states
+the rule as a user meets it."""
+
+from __future__ import annotations
+
+import json
+
+from .conftest import ROOT, clean_env, run_cli
+
+EXAMPLE = str(ROOT / "examples" / "claude-code.jsonl")
+
+
+def test_a_fixed_number_of_calls_per_turn_asks_for_the_seed_rule_as_fixed_turns_do():
+    """`--calls-per-turn` (L_fixed), like `--fixed-turns` (e_fixed), is bash-agent's rule
+    E × L: the forecast gives way to it, and `--json` says the seed horizon and why."""
+    for option in ("--calls-per-turn", "--fixed-turns"):
+        r = run_cli("--json", option, "3", EXAMPLE)
+        assert r.returncode in (0, 1), r.stderr
+        doc = json.loads(r.stdout)
+        assert doc["derived"]["horizon"] == "seed", option
+        assert "e_fixed or L_fixed" in doc["session"]["horizon_reason"], option
+    doc = json.loads(run_cli("--json", EXAMPLE).stdout)
+    assert doc["derived"]["horizon"] == "auto"
+
+
+def test_a_parameter_set_in_the_environment_beats_the_profiles_figure():
+    """On a session that shows no summary of its own, DP_S (the summary's tokens) in the
+    environment is the S the decision uses, not the profile's median summary, and
+    `--json` says where it came from."""
+    codex = str(ROOT / "examples" / "codex.jsonl")
+    env = {**clean_env(), "DP_S": "1234"}
+    doc = json.loads(run_cli("--json", codex, env=env).stdout)
+    assert doc["session"]["sources"]["S"] == "env DP_S"
+    assert doc["session"]["summary_tokens"] == 1234
+    plain = json.loads(run_cli("--json", codex).stdout)["session"]
+    assert plain["sources"]["S"].startswith("the median summary of codex sessions")
+    assert plain["summary_tokens"] != 1234
+
+
+def test_standard_input_can_be_replayed_once_and_twice_is_refused():
+    r = run_cli("replay", "-", "-", input=b"")
+    assert r.returncode == 2
+    assert b"- (standard input) can be replayed once" in r.stderr
+
+
+def test_plot_takes_an_svg_file_name_in_any_case(tmp_path):
+    """--plot writes SVG: "out.SVG" is an SVG file name as much as "out.svg"."""
+    out = tmp_path / "out.SVG"
+    r = run_cli("replay", "--plot", str(out), EXAMPLE)
+    assert r.returncode == 0, r.stderr
+    assert out.read_bytes().lstrip().startswith(b"<")
+    assert run_cli("replay", "--plot", str(tmp_path / "out.png"), EXAMPLE).returncode == 2
