@@ -51,3 +51,43 @@ def test_plot_takes_an_svg_file_name_in_any_case(tmp_path):
     assert r.returncode == 0, r.stderr
     assert out.read_bytes().lstrip().startswith(b"<")
     assert run_cli("replay", "--plot", str(tmp_path / "out.png"), EXAMPLE).returncode == 2
+
+
+def _two_compactions(tmp_path, first: dict, second: dict):
+    """A Claude Code session whose recorded compaction is written as two boundaries in a
+    row, each with its own compactMetadata."""
+    from .session_fixtures import turns_session
+    s = turns_session([[0, 3000, 3000], [3000, 3000], [3000]], compacted=1)
+    lines = [json.loads(x) for x in s.lines]
+    at = next(i for i, x in enumerate(lines) if x.get("subtype") == "compact_boundary")
+    copy = json.loads(json.dumps(lines[at]))
+    copy["uuid"] = f"{copy.get('uuid', 'b')}-2"
+    lines[at]["compactMetadata"] = first
+    copy["compactMetadata"] = second
+    lines.insert(at + 1, copy)
+    f = tmp_path / "s.jsonl"
+    f.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    r = run_cli("replay", "--json", "--policy", "recorded", str(f))
+    assert r.returncode == 0, r.stderr
+    (session,) = json.loads(r.stdout)["sessions"]
+    return session["setting"]
+
+
+def test_the_auto_point_is_the_smallest_point_the_session_compacted_at_by_itself(tmp_path):
+    """Of two automatic compactions, the agent's point is at most the smaller: it
+    compacted there by itself, so its point cannot be above it."""
+    setting = _two_compactions(tmp_path, {"trigger": "auto", "preTokens": 160000},
+                               {"trigger": "auto", "preTokens": 150000})
+    assert setting["auto_compact_tokens"] == 150000
+
+
+def test_a_session_keeps_recent_messages_when_any_compaction_kept_some(tmp_path):
+    """One compaction that kept nothing and one that kept three messages verbatim: the
+    session's compactions keep recent messages (the middle of what they kept), not
+    none."""
+    setting = _two_compactions(
+        tmp_path, {"trigger": "auto", "preTokens": 150000},
+        {"trigger": "auto", "preTokens": 150000,
+         "preservedMessages": {"allUuids": ["u1", "u2", "u3"]}})
+    assert setting["keeps"] == "recent"
+    assert setting["kept_messages"] == 3
