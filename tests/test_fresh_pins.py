@@ -91,3 +91,35 @@ def test_a_session_keeps_recent_messages_when_any_compaction_kept_some(tmp_path)
          "preservedMessages": {"allUuids": ["u1", "u2", "u3"]}})
     assert setting["keeps"] == "recent"
     assert setting["kept_messages"] == 3
+
+
+def test_the_rank_correlation_needs_three_points():
+    """Two points always rank ±1: the backtest says nothing rather than a perfect ρ."""
+    from compact_dp.replaying.backtest import spearman
+    assert spearman([1.0, 2.0], [1.0, 2.0]) is None
+    assert spearman([1.0, 2.0], [2.0, 1.0]) is None
+    assert spearman([1.0, 2.0, 3.0], [1.0, 2.0, 3.0]) == 1.0
+
+
+def test_the_totals_mean_context_is_per_request_over_every_session():
+    """A policy's mean context in the totals is every request's context over all the
+    requests, not over the sessions."""
+    r = run_cli("replay", "--json", "--policy", "recorded", "--policy", "never", EXAMPLE,
+                str(ROOT / "examples" / "codex.jsonl"))
+    doc = json.loads(r.stdout)
+    for i, total in enumerate(doc["total"]["policies"]):
+        rows = [s["policies"][i] for s in doc["sessions"]]
+        assert total["requests"] == sum(p["requests"] for p in rows) > len(rows)
+        expected = sum(p["mean_context"] * p["requests"] for p in rows) / total["requests"]
+        assert abs(total["mean_context"] - expected) < 1e-6 * expected
+
+
+def test_a_hook_given_no_json_object_says_so_and_never_fails_its_agent():
+    """Claude Code runs the hooks: standard input that is empty, not JSON or not an
+    object is said on stderr, with exit status 0, so the agent goes on."""
+    for name in ("user-prompt-submit", "pre-compact"):
+        for stdin in (b"", b"not json\n", b"[1, 2]\n"):
+            r = run_cli("hook", name, input=stdin)
+            assert r.returncode == 0, (name, stdin, r.stderr)
+            assert r.stdout == b""
+            assert b"standard input holds no JSON object; nothing to do" in r.stderr

@@ -128,19 +128,19 @@ def run(argv: list[str], env: Env) -> int:
         except ValueError:
             hook = None
         if not isinstance(hook, dict):
-            env.fail(f"hook {name}: standard input holds no JSON object; nothing to do", 0)
+            env.note(f"hook {name}: standard input holds no JSON object; nothing to do")
             return 0
         out = user_prompt_submit(hook, env.environ) if name == "user-prompt-submit" \
             else pre_compact(hook, env.environ, margin)
     except NotASession as e:                 # never fail Claude Code: say why, exit 0
-        env.fail(f"hook {name}: {e.path}: {e.what}, so the hook says nothing", 0)
+        env.note(f"hook {name}: {e.path}: {e.what}, so the hook says nothing")
         return 0
     except CompactDpError as e:              # a file that cannot be read, or is no session
-        env.fail(f"hook {name}: {e.line().removeprefix('error: ')}, so the hook says "
-                 "nothing", 0)
+        env.note(f"hook {name}: {e.line().removeprefix('error: ')}, so the hook says "
+                 "nothing")
         return 0
     except Exception as e:                   # a bug of ours: still never fail Claude Code
-        env.fail(f"hook {name}: internal error: {type(e).__name__}: {e}", 0)
+        env.note(f"hook {name}: internal error: {type(e).__name__}: {e}")
         return 0
     if out:
         env.write(out)

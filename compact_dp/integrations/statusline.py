@@ -270,7 +270,7 @@ def run(argv: list[str], env: Env) -> int:
             _status_json(env), env.environ, time.time(),
             colour_wanted(colour_mode, env.environ)))
     except Exception as e:                # the last line of defence: still one line
-        env.fail(f"statusline: {_short(e)}", 0)
+        env.note(f"statusline: {_short(e)}")
     env.write(line.replace("\n", " ") + "\n")
     return 0
 
