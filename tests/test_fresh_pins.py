@@ -123,3 +123,18 @@ def test_a_hook_given_no_json_object_says_so_and_never_fails_its_agent():
             assert r.returncode == 0, (name, stdin, r.stderr)
             assert r.stdout == b""
             assert b"standard input holds no JSON object; nothing to do" in r.stderr
+
+
+def test_install_ends_a_new_settings_file_with_a_newline_and_keeps_an_old_files_end(
+        tmp_path):
+    """A settings file install creates ends with a newline, as a text file does; one that
+    ended without a newline still does (nothing changes but the keys installed)."""
+    env = {**clean_env(), "HOME": str(tmp_path)}
+    new = tmp_path / "settings.json"
+    assert run_cli("install", "claude-code", "--settings", str(new), env=env).returncode == 0
+    assert new.read_bytes().endswith(b"}\n")
+    old = tmp_path / "old.json"
+    old.write_bytes(b'{"a": 1}')
+    assert run_cli("install", "claude-code", "--settings", str(old), env=env).returncode == 0
+    assert old.read_bytes().endswith(b"}") and not old.read_bytes().endswith(b"\n")
+    assert json.loads(old.read_bytes())["a"] == 1
