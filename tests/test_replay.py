@@ -477,7 +477,8 @@ def test_billing_invariants(built, policy, tmp_path_factory):
 
 
 def test_costs_add_up_across_sessions():
-    """The total of several sessions is the sum of each session's numbers."""
+    """The total of several sessions is the sum of each session's numbers; its mean
+    context is their request-weighted mean, its peak the largest peak."""
     results = [replay_json("--policy", "dp", "--policy", "never", str(INPUTS / n))
                ["sessions"][0] for n in ("syn_40.jsonl", "syn_150.jsonl", "syn_400.jsonl")]
     many = replay_json("--policy", "dp", "--policy", "never",
@@ -485,8 +486,13 @@ def test_costs_add_up_across_sessions():
                                                    "syn_400.jsonl")])
     for i, policy in enumerate(("dp", "never")):
         total = next(t for t in many["total"]["policies"] if t["policy"] == policy)
+        each = [r["policies"][i] for r in results]
         for key in ("input_cost", "output_cost", "compactions", "requests"):
-            assert total[key] == pytest.approx(sum(r["policies"][i][key] for r in results))
+            assert total[key] == pytest.approx(sum(p[key] for p in each))
+        assert total["mean_context"] == pytest.approx(
+            sum(p["mean_context"] * p["requests"] for p in each) /
+            sum(p["requests"] for p in each))
+        assert total["peak_context"] == max(p["peak_context"] for p in each)
 
 
 # --- the picture -----------------------------------------------------------------------------
