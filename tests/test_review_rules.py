@@ -3,7 +3,8 @@ have them), each stated once over several cases: what a compaction keeps and whe
 agent compacts by itself, what it leaves beyond V, parameter names, when a project's
 earlier session counts, --plot's name, the session's id, the
 settings file's final newline, the replay's cache clock, standard input once, dp past the
-agent's own point, and backtest's rank correlation."""
+agent's own point, backtest's rank correlation; the seed horizon a fixed number of calls
+asks for, an environment parameter over the profile's, and a hook given no JSON."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from compact_dp.sessions.claude_code import compaction_mark
 from compact_dp.sessions.read import read_session
 from compact_dp.world import learn
 
-from .conftest import run_main, write
+from .conftest import ROOT, clean_env, run_cli, run_main, write
 from .session_fixtures import ClaudeSession, text
 
 
@@ -294,3 +295,46 @@ def test_backtests_rank_correlation_needs_three_points_and_a_spread(xs, ys):
     got = spearman(xs, ys)
     want = plain_spearman(xs, ys) if len(xs) >= 3 else None
     assert got == pytest.approx(want) if want is not None else got is None
+
+
+# --- the question's sources, the hooks ----------------------------------------------------------
+
+EXAMPLE = str(ROOT / "examples" / "claude-code.jsonl")
+
+
+def test_a_fixed_number_of_calls_per_turn_asks_for_the_seed_rule_as_fixed_turns_do():
+    """`--calls-per-turn` (L_fixed), like `--fixed-turns` (e_fixed), is bash-agent's rule
+    E × L: the forecast gives way to it, and `--json` says the seed horizon and why."""
+    for option in ("--calls-per-turn", "--fixed-turns"):
+        r = run_cli("--json", option, "3", EXAMPLE)
+        assert r.returncode in (0, 1), r.stderr
+        doc = json.loads(r.stdout)
+        assert doc["derived"]["horizon"] == "seed", option
+        assert "e_fixed or L_fixed" in doc["session"]["horizon_reason"], option
+    doc = json.loads(run_cli("--json", EXAMPLE).stdout)
+    assert doc["derived"]["horizon"] == "auto"
+
+
+def test_a_parameter_set_in_the_environment_beats_the_profiles_figure():
+    """On a session that shows no summary of its own, DP_S (the summary's tokens) in the
+    environment is the S the decision uses, not the profile's median summary, and
+    `--json` says where it came from."""
+    codex = str(ROOT / "examples" / "codex.jsonl")
+    env = {**clean_env(), "DP_S": "1234"}
+    doc = json.loads(run_cli("--json", codex, env=env).stdout)
+    assert doc["session"]["sources"]["S"] == "env DP_S"
+    assert doc["session"]["summary_tokens"] == 1234
+    plain = json.loads(run_cli("--json", codex).stdout)["session"]
+    assert plain["sources"]["S"].startswith("the median summary of codex sessions")
+    assert plain["summary_tokens"] != 1234
+
+
+def test_a_hook_given_no_json_object_says_so_and_never_fails_its_agent():
+    """Claude Code runs the hooks: standard input that is empty, not JSON or not an
+    object is said on stderr, with exit status 0, so the agent goes on."""
+    for name in ("user-prompt-submit", "pre-compact"):
+        for stdin in (b"", b"not json\n", b"[1, 2]\n"):
+            r = run_cli("hook", name, input=stdin)
+            assert r.returncode == 0, (name, stdin, r.stderr)
+            assert r.stdout == b""
+            assert b"standard input holds no JSON object; nothing to do" in r.stderr
