@@ -29,6 +29,7 @@ This module is as light as the decision: the status line builds a world on every
 from __future__ import annotations
 
 from .agents import LONG_WINDOW, Agent, agent_of
+from .sessions.session import write_ttl
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -225,7 +226,7 @@ def _ttl(world: World, session: Session, given: Given, known: Mapping[str, Price
         return
     w5, w1 = session.writes_5m, session.writes_1h
     if w5 or w1:
-        world.ttl = "1h" if w1 > w5 else "5m"
+        world.ttl = write_ttl(w5, w1)
         share = w1 / (w5 + w1)
         world.sources["ttl"] = f"the session's cache writes ({share:.0%} of them 1-hour)"
         return

@@ -338,3 +338,19 @@ def test_a_hook_given_no_json_object_says_so_and_never_fails_its_agent():
             assert r.returncode == 0, (name, stdin, r.stderr)
             assert r.stdout == b""
             assert b"standard input holds no JSON object; nothing to do" in r.stderr
+
+
+@pytest.mark.parametrize("w5, w1, ttl", [(1000, 1000, "5m"), (999, 1000, "1h"),
+                                         (1000, 999, "5m"), (0, 10, "1h")])
+def test_the_sessions_ttl_is_1h_only_where_most_writes_were_1_hour(w5, w1, ttl, tmp_path):
+    """The setting's TTL: 1 hour where the 1-hour writes are the larger part; a tie is the
+    5-minute default's."""
+    s = ClaudeSession()
+    s.user("start")
+    s.response([text("ok")], (1, w5, 0), ttl="5m")
+    s.user("more")
+    s.response([text("ok")], (1, w1, w5), ttl="1h")
+    r = run_cli("replay", "--json", "--policy", "recorded",
+                str(write(tmp_path, s.text(), "ttl.jsonl")))
+    (session,) = json.loads(r.stdout)["sessions"]
+    assert session["setting"]["ttl"] == ttl

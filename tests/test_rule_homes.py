@@ -120,6 +120,16 @@ def test_a_prompt_and_the_messages_a_request_saw_are_counted_in_sessions_session
     assert found(seen, {"sessions/session.py"}) == []
 
 
+def test_a_sessions_ttl_from_its_writes_is_chosen_in_sessions_session():
+    """"1h" if … else "5m" (1 hour where the 1-hour writes are the larger part) is
+    session.write_ttl, which the recorder and the world both call."""
+    def choice(node: ast.AST) -> bool:
+        return isinstance(node, ast.IfExp) and isinstance(node.body, ast.Constant) and \
+            node.body.value == "1h" and isinstance(node.orelse, ast.Constant) and \
+            node.orelse.value == "5m"
+    assert found(choice, {"sessions/session.py"}) == []
+
+
 REPLAY = {"replaying/simulate.py", "replaying/policies.py", "replaying/hindsight.py",
           "replaying/backtest.py"}
 
