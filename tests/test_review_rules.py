@@ -354,3 +354,21 @@ def test_the_sessions_ttl_is_1h_only_where_most_writes_were_1_hour(w5, w1, ttl, 
                 str(write(tmp_path, s.text(), "ttl.jsonl")))
     (session,) = json.loads(r.stdout)["sessions"]
     assert session["setting"]["ttl"] == ttl
+
+
+@pytest.mark.parametrize("gap, timed", [(600.0, True), (600.5, False), (2.0, True)])
+def test_an_untimed_automatic_compaction_is_timed_by_its_gap_up_to_ten_minutes(gap, timed,
+                                                                              tmp_path):
+    """A compaction that records no duration, started by the agent, took the gap from the
+    line before it, up to MAX_GAP (600 s) included; a longer gap waited on someone."""
+    from compact_dp.calibration.fit import MAX_GAP, timed_compactions
+    assert MAX_GAP == 600.0
+    s = ClaudeSession()
+    s.user("start")
+    s.response([text("ok")], (1, 20000, 0))
+    s.t += gap - 2.0                        # each line is 2 s after the one before
+    s.boundary(trigger="auto", pre_tokens=150000)
+    s.summary()
+    s.user("after")
+    s.response([text("ok")], (1, 3000, 0))
+    assert timed_compactions(read(tmp_path, s)) == ([(150000.0, gap)] if timed else [])

@@ -55,7 +55,7 @@ def timed_compactions(session: Session) -> list[tuple[float, float]]:
     """(the context's tokens, the seconds it took) of each compaction the session timed:
     the duration it recorded (Claude Code's ``durationMs``), else, for one the agent
     started by itself (not ``manual``: a person may wait before typing /compact), the gap
-    from the line before it to its own, when under MAX_GAP.  The context: what the
+    from the line before it to its own, when at most MAX_GAP.  The context: what the
     compaction recorded (``preTokens``), else the last prompt before it."""
     last: dict[int, float] = {}
     for r in session.requests:
