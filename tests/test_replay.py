@@ -478,7 +478,8 @@ def test_billing_invariants(built, policy, tmp_path_factory):
 
 def test_costs_add_up_across_sessions():
     """The total of several sessions is the sum of each session's numbers; its mean
-    context is their request-weighted mean, its peak the largest peak."""
+    context is their request-weighted mean, its peak the largest peak, its cache hit
+    share the reads over the reads and writes of them all."""
     results = [replay_json("--policy", "dp", "--policy", "never", str(INPUTS / n))
                ["sessions"][0] for n in ("syn_40.jsonl", "syn_150.jsonl", "syn_400.jsonl")]
     many = replay_json("--policy", "dp", "--policy", "never",
@@ -493,6 +494,10 @@ def test_costs_add_up_across_sessions():
             sum(p["mean_context"] * p["requests"] for p in each) /
             sum(p["requests"] for p in each))
         assert total["peak_context"] == max(p["peak_context"] for p in each)
+        read = sum(p["cache_read_tokens"] for p in each)
+        assert 0 < read < read + sum(p["cache_write_tokens"] for p in each)
+        assert total["cache_hit_share"] == pytest.approx(
+            read / (read + sum(p["cache_write_tokens"] for p in each)))
 
 
 # --- the picture -----------------------------------------------------------------------------

@@ -372,3 +372,19 @@ def test_an_untimed_automatic_compaction_is_timed_by_its_gap_up_to_ten_minutes(g
     s.user("after")
     s.response([text("ok")], (1, 3000, 0))
     assert timed_compactions(read(tmp_path, s)) == ([(150000.0, gap)] if timed else [])
+
+
+def test_a_sessions_working_folder_is_the_last_its_lines_name(tmp_path):
+    """The session's cwd is the last working folder its lines name (the user may have
+    moved on), and replay's project is that folder's last part."""
+    s = ClaudeSession(cwd="/work/alpha")
+    s.user("start")
+    s.response([text("ok")], (1, 20000, 0))
+    s.cwd = "/work/beta"
+    s.user("more")
+    s.response([text("ok")], (1, 300, 20000))
+    f = write(tmp_path, s.text(), "s.jsonl")
+    assert read_session([str(f)]).cwd == "/work/beta"
+    r = run_cli("replay", "--json", "--policy", "recorded", str(f))
+    (session,) = json.loads(r.stdout)["sessions"]
+    assert session["project"] == "beta"
