@@ -388,3 +388,22 @@ def test_a_sessions_working_folder_is_the_last_its_lines_name(tmp_path):
     r = run_cli("replay", "--json", "--policy", "recorded", str(f))
     (session,) = json.loads(r.stdout)["sessions"]
     assert session["project"] == "beta"
+
+
+@pytest.mark.parametrize("role", ["developer", "system", "tool"])
+def test_a_chat_file_with_an_openai_only_role_is_read_as_openai(role, tmp_path):
+    """A file of chat messages with a role only OpenAI's format has (a developer, system
+    or tool message) is an OpenAI chat, not bash-agent's lines."""
+    f = tmp_path / "chat.jsonl"
+    f.write_text(f'{{"role":"{role}","content":"be brief"}}\n'
+                 '{"role":"user","content":"hi"}\n{"role":"assistant","content":"yo"}\n')
+    doc = json.loads(run_cli("--json", str(f)).stdout)
+    assert doc["session"]["format"] == "openai"
+
+
+def test_help_on_an_unknown_topic_names_every_command():
+    from compact_dp.cli.options import COMMANDS
+    r = run_cli("help", "BOGUS")
+    assert r.returncode == 2
+    assert r.stderr.decode() == ("compact-dp: error: no help for 'BOGUS' (commands: "
+                                 f"{', '.join(COMMANDS)})\n")

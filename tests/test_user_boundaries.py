@@ -225,3 +225,22 @@ def test_zero_is_a_legal_value_of_every_option_that_takes_one(option, tmp_path):
     r = run_main(*option, "--json", str(two_requests(tmp_path, 25_000)))
     assert r.status in (0, 1) and r.err == ""
     assert "decision" in json.loads(r.out) or "action" in json.loads(r.out)
+
+
+@pytest.mark.parametrize("trigger", ["manual", None, "", "AUTO", "something"])
+def test_pre_compact_blocks_only_an_automatic_compaction(trigger, tmp_path, monkeypatch):
+    """Only the agent's own compaction (trigger "auto") is ever held back: one the user
+    asked for (/compact), or a hook input with no or another trigger, gets nothing, where
+    the same moment's "auto" is blocked."""
+    f = two_requests(tmp_path, 24_999)
+    now = read_session([str(f)]).last_time(None) + 60
+    monkeypatch.setattr(time, "time", lambda: now)
+
+    def hook(**fields) -> str:
+        r = run_main("hook", "pre-compact", "--margin", "87.5",
+                     stdin=json.dumps({"transcript_path": str(f), **fields}).encode(),
+                     environ={"COMPACT_DP_CACHE": str(tmp_path / "cache")})
+        assert r.status == 0
+        return r.out
+    assert json.loads(hook(trigger="auto"))["decision"] == "block"
+    assert hook(**({} if trigger is None else {"trigger": trigger})) == ""
