@@ -176,7 +176,8 @@ class Question:
 
     def __init__(self, ask: Ask, sources: dict[str, Sourced], prices: Prices,
                  price_source: str, cache: CacheClock | None, keep: str,
-                 warnings: list[str], profile: Profile, horizon: str, fmt: str):
+                 warnings: list[str], profile: Profile, horizon: str, fmt: str,
+                 asking: Asker):
         self.ask, self.sources, self.prices = ask, sources, prices
         self.price_source, self.cache, self.keep = price_source, cache, keep
         self.warnings, self.profile, self.horizon = warnings, profile, horizon
@@ -186,7 +187,7 @@ class Question:
         self.world: World | None = None     # the session's setting (world.py)
         self.level: float | None = None     # the forecast's level (auto and profile)
         self.project: Evidence | None = None    # what the project's sessions showed
-        self.asking = Asker(ask.model, ask.values, ask.whole, None, None, None)
+        self.asking = asking        # the question as replay asks it at other moments
 
     def asker(self, known: list[tuple[int, dict[str, float]]] | None = None) -> Asker:
         """This question, to be asked again at other moments of the session (replay), with
@@ -446,8 +447,7 @@ def session_question(session: Session, options: Options) -> Question:
                      words={"M": sources["max_context"].words})
     question = Question(ask, sources, prices, price_source, cache,
                         "none" if whole else "best", warnings, profile, horizon_words,
-                        session.format)
-    question.asking = asking
+                        session.format, asking)
     question.horizon_why = why
     question.world = world
     question.project, question.level = found, level

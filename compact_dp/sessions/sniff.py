@@ -11,7 +11,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
 FORMATS = ("bash-agent", "claude-code", "codex", "openai")
 CLAUDE = (b'"sessionId":', b'"parentUuid":', b'"type":"file-history-snapshot"')
@@ -57,19 +57,31 @@ def _openai(obj: dict[str, object]) -> bool:
                                       "tool_call_id" in obj)
 
 
+NOT_JSON = object()
+
+
+def _head_objects(head: bytes) -> Iterator[object]:
+    """What each of the head's first CONFIRM_LINES non-blank lines parses to (NOT_JSON: no
+    JSON object, or the head's cut last line): the one loop both checks read."""
+    from ..lightjson import loads
+    for line in head.split(b"\n", CONFIRM_LINES)[:CONFIRM_LINES]:
+        line = line.strip()
+        if not line:
+            continue
+        obj: object = NOT_JSON
+        if line.startswith(b"{"):
+            try:
+                obj = loads(line)
+            except (ValueError, RecursionError):
+                pass
+        yield obj
+
+
 def _some_line(head: bytes, test: Callable[[dict[str, object]], bool]) -> bool | None:
     """Does one of the first JSON-object lines pass ``test`` at its top level?  None when
     no line is a whole JSON object (a pretty-printed document): the bytes must do."""
-    from ..lightjson import loads
     parsed = False
-    for line in head.split(b"\n", CONFIRM_LINES)[:CONFIRM_LINES]:
-        line = line.strip()
-        if not line.startswith(b"{"):
-            continue
-        try:
-            obj = loads(line)
-        except (ValueError, RecursionError):
-            continue                       # not JSON, or the head's cut last line
+    for obj in _head_objects(head):
         if isinstance(obj, dict):
             if test(obj):
                 return True
@@ -87,16 +99,8 @@ def claude_code_bookkeeping(head: bytes) -> list[str]:
     its ``type`` names (``summary``, ``file-history-snapshot``) but no conversation's
     envelope, as its ``{"type":"summary","leafUuid":…}`` files are — in order of first
     appearance; none for anything else (a line of another shape, or no JSON line)."""
-    from ..lightjson import loads
     types: list[str] = []
-    for line in head.split(b"\n", CONFIRM_LINES)[:CONFIRM_LINES]:
-        line = line.strip()
-        if not line:
-            continue
-        try:
-            obj = loads(line)
-        except (ValueError, RecursionError):
-            return []
+    for obj in _head_objects(head):
         if not isinstance(obj, dict):
             return []
         kind = obj.get("type")
