@@ -800,6 +800,12 @@ def backtest_section(cdp: str, goals: list) -> None:
           f"{_fmt(total.get('dp_worse_than_recorded_share'))}; pause advice that paid "
           f"{_fmt(s.get('pause_advice_paid'))} ({s.get('pause_advice', 0)} of "
           f"{s.get('pause_points', 0)} pauses)")
+    ties, beaten, long = threshold_ties(results)
+    if long:
+        print(f"  dp ties the cheaper threshold to the cent on {ties} of {long} long sessions "
+              f"(the same compactions, or only the agent's own: a tie is not a win); dp "
+              f"cheaper on {beaten} of the {long - ties} others "
+              f"({_fmt(beaten / (long - ties) if long > ties else None)})")
     print("  forecast bias per project (its sessions of ≥ 20 requests):")
     for name, n, bias in projects:
         print(f"    {bias:5.2f}  {n:3d} sessions  {name[-60:]}")
@@ -810,6 +816,26 @@ def backtest_section(cdp: str, goals: list) -> None:
           f"project too, {with_project[0]:.3f} and {with_project[1]:.3f}")
     goals.append(("backtest: issue 27 goals missed", float(missed), 0.0,
                   f"of {len(GOALS_27)}, leave one project out"))
+
+
+def threshold_ties(results: list[dict]) -> tuple[int, int, int]:
+    """Of the long sessions, those where dp's comparable cost equals the cheaper
+    threshold's (to a millionth of a cent), those where dp is cheaper than both, and how
+    many there are: the few turn ends of a long agentic session often leave dp and a
+    threshold the same moments, or leave all three to the agent's own compaction."""
+    ties = beaten = long = 0
+    for r in results:
+        runs = r.get("policies") or {}
+        if r["requests"] < 100 or "dp" not in runs:
+            continue
+        costs = [run["comparable_cost"] for n, run in runs.items() if n.startswith("threshold:")]
+        if not costs:
+            continue
+        long += 1
+        dp, best = runs["dp"]["comparable_cost"], min(costs)
+        beaten += dp < best
+        ties += abs(dp - best) < 1e-8
+    return ties, beaten, long
 
 
 def best_from_elapsed(results: list[dict]) -> tuple[tuple[float, float], tuple[float, float]]:

@@ -89,3 +89,23 @@ def test_bench_in_a_lone_clone_skips_each_goal_that_needs_shared_data_saying_why
         assert goals == "goals: 0"
         assert re.search(r": (skipped|not checked) \(needs \.\./shared/\S+", why), why
     assert not (clone / "benchmarks" / "data").exists()
+
+
+def test_bench_counts_a_tie_with_the_cheaper_threshold_apart_from_a_win():
+    """``make bench``'s tie count: a long session where dp costs what the cheaper threshold
+    costs is a tie (not a win, not a loss); a short session is not counted at all."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import bench
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+
+    def session(requests: int, dp: float, t60: float, t83: float) -> dict:
+        costs = {"dp": dp, "threshold:60": t60, "threshold:83": t83, "recorded": 0.0}
+        return {"requests": requests,
+                "policies": {n: {"comparable_cost": c} for n, c in costs.items()}}
+    results = [session(100, 5.0, 5.0, 6.0),         # a tie with threshold:60
+               session(150, 4.0, 5.0, 6.0),         # cheaper than both
+               session(120, 5.5, 6.0, 5.0),         # dearer than threshold:83
+               session(99, 1.0, 5.0, 6.0)]          # short: not counted
+    assert bench.threshold_ties(results) == (1, 1, 3)

@@ -168,6 +168,8 @@ def test_the_pause_saving_is_the_net_benefit_and_the_rewrite_it_avoids():
     assert p.saving == pytest.approx(1.0 + 1.005)
     assert wait.pause(d, 1.0, wait.Outlook(growth=0.0, cache_left=None)) is None   # cold
     assert wait.pause(d, -1.5, wait.Outlook(growth=0.0, cache_left=200.0)) is None  # < 0
+    # break-even: compacting first saves nothing, so nothing is offered
+    assert wait.pause(d, -p.rewrite, wait.Outlook(growth=0.0, cache_left=200.0)) is None
 
 
 # --- on hand-made sessions ------------------------------------------------------------------
