@@ -426,7 +426,8 @@ def test_a_part_way_start_keeps_its_hidden_history_as_a_compaction_drops_it(tmp_
 
 @st.composite
 def sessions(draw):
-    """A Claude Code session with random gaps, sizes and models (no recorded breaks)."""
+    """A Claude Code session with random gaps, sizes and models, and recorded extensions
+    (no recorded breaks)."""
     s = ClaudeSession()
     prompt = draw(st.integers(5000, 30000))
     s.user("start")
@@ -434,12 +435,21 @@ def sessions(draw):
     for _ in range(draw(st.integers(1, 25))):
         grow = draw(st.integers(10, 5000))
         s.pause(draw(st.sampled_from([0.0, 30.0, 200.0, 301.0, 316.0, 4000.0])))
-        s.response([text("x" * (grow // 2))], (1, grow, prompt),
+        # an extension: the recording reads past what the last request sent (the client
+        # cached the finished reply)
+        ext = draw(st.sampled_from([0, 0, grow // 2, grow]))
+        s.response([text("x" * (grow // 2))], (1, grow - ext, prompt + ext),
                    model=draw(st.sampled_from(models)))
         prompt += grow + 1
         if draw(st.booleans()):
             s.user("more")
     return s
+
+
+def assert_billed_parts(b) -> None:
+    """Reads, writes and the uncached tail make up the prompt, none of them below zero."""
+    assert b.read + b.written + b.uncached == pytest.approx(b.prompt)
+    assert min(b.read, b.written, b.uncached) >= 0 and b.read <= b.prompt
 
 
 @given(built=sessions(), policy=st.sampled_from(["recorded", "dp", "never", "threshold:50"]))
@@ -461,7 +471,7 @@ def test_billing_invariants(built, policy, tmp_path_factory):
     last: dict = {}
     requests = session.requests
     for b, index in order:
-        assert b.read + b.written + b.uncached == pytest.approx(b.prompt)
+        assert_billed_parts(b)
         floor = setting.events.floor.get(index, 0) if index is not None else 0
         before = last.get(setting.cache_key(b.llm))
         if before is None:
@@ -474,6 +484,29 @@ def test_billing_invariants(built, policy, tmp_path_factory):
             if index is not None and b.time - ended > 300 + 15 and before[0].ttl == "5m":
                 assert b.read <= floor
         last[setting.cache_key(b.llm)] = (b, index)
+
+
+def test_a_recorded_extension_reads_no_more_than_a_smaller_context_holds(tmp_path):
+    """A recorded extension (the client cached the finished reply) adds what the recording
+    read past its cache; in a context a compaction made smaller, that addition still
+    reads no more than the prompt holds (a shrunk example of the invariants above)."""
+    s = ClaudeSession()
+    s.user("start")
+    prompt = 10901
+    for grow, ext in [(5000, 0)] + [(10, 0)] * 19 + [(1015, 0), (1080, 0), (3799, 0),
+                                                      (4992, 2496), (10, 0)]:
+        s.response([text("x" * (grow // 2))], (1, grow - ext, prompt + ext),
+                   model="claude-opus-4-6")
+        prompt += grow + 1
+    f = write(tmp_path, s.text(), "s.jsonl")
+    session = read_session([str(f)])
+    setting = setting_for(session, {"max_context": "60000"}, get_model("cache-clock"), True,
+                          0, None, None, {})
+    assert setting.events.extend                    # the recording holds an extension
+    run = Replay(setting, make_policy("threshold:50"), setting.events).run()
+    assert run.compactions                          # in a context made smaller
+    for b in run.requests:
+        assert_billed_parts(b)
 
 
 def test_costs_add_up_across_sessions():
