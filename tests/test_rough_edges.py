@@ -388,6 +388,9 @@ def test_token_counts_are_written_one_way_a_million_as_1m(tmp_path):
     (["replay", "--polcy", "dp"], " (did you mean --policy?)"),
     (["--jso", "x"], " (did you mean --json?)"),
     (["backtest", "--evry", "2"], " (did you mean --every?)"),
+    # two edits only where both the typo and the name have six letters or more
+    (["--exlpin", "x"], " (did you mean --explain?)"),
+    (["--exlan", "x"], ""),
 ])
 def test_an_unknown_option_gets_a_suggestion_only_when_one_is_close(argv, hint):
     r = run_main(*argv)

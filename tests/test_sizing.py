@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from compact_dp.sessions.read import read_session
@@ -127,6 +127,10 @@ def test_bytes_mode_sizes_every_message_by_the_bytes_rule_and_the_prefix_from_us
 
 @given(st.integers(-10**6, 10**7),
        st.lists(st.integers(-50, 50) | st.integers(0, 10**6), max_size=5))
+@example(5, [1, 1]).via("a tie of two")
+@example(7, [3, 3]).via("a tie of two")
+@example(1, [0, 0]).via("a tie of two, from no weight")
+@example(-3, [2, 2]).via("a tie of two, below zero")
 def test_shares_are_the_proportional_parts_with_the_largest_remainders_rounded_up(total,
                                                                                   weights):
     """share against the rule said plainly: floor parts of the weights (negative ones count

@@ -36,9 +36,10 @@ COMMANDS = {
 
 def close_names(typo: str, names: Iterable[str]) -> list[str]:
     """The names a mistyped option or command may have meant, the one rule: those one
-    edit away (a letter added, left out, changed, or two swapped; two edits for a name of
-    six letters or more), or that it begins (three letters at least) — compared without
-    the leading dashes, so ``--bogus`` is not "close" to ``--jobs`` for its ``--``."""
+    edit away (a letter added, left out, changed, or two swapped; two edits where both
+    the typo and the name have six letters or more), or that it begins (three letters at
+    least) — compared without the leading dashes, so ``--bogus`` is not "close" to
+    ``--jobs`` for its ``--``."""
     bare = typo.lstrip("-")
     found = []
     for name in names:
