@@ -553,3 +553,15 @@ def test_a_sample_of_the_corpus_reports_every_goal():
     assert 0.0 <= total["dp_beats_thresholds_share"] <= 1.0
     out = run_main("backtest", *files, environ={"COLUMNS": "80"}).out
     assert "goal 0.75–1.33" in out and "goal ≥ 70 %" in out
+
+
+@pytest.mark.parametrize("t60, t83, beats", [(6.0, 7.0, True), (6.0, 4.0, False),
+                                             (5.0, 7.0, False), (4.0, 6.0, False)])
+def test_dp_beats_the_thresholds_only_when_cheaper_than_each(t60, t83, beats):
+    """Cheaper than one threshold and not the other, or as dear as one, is no win."""
+    from compact_dp.replaying.backtest import compare
+    costs = {"recorded": 8.0, "dp": 5.0, "hindsight": 4.5, "hindsight:free": 4.0,
+             "threshold:60": t60, "threshold:83": t83}
+    runs = {n: {"policy": n, "comparable_cost": c, "objective": c, "compactions": 1}
+            for n, c in costs.items()}
+    assert compare(runs)["dp_beats_thresholds"] is beats

@@ -201,6 +201,8 @@ def test_an_unknown_model_gets_the_documented_defaults_and_its_agents_ttl(fmt, t
     ("claude-opus-4-6-20991231", "claude-opus-4-6", 1_000_000),   # any date suffix
     ("claude-haiku-4-5", "claude-haiku-4-5", 200000),
     ("claude-opus-4-6[1m]", "claude-opus-4-6", 1_000_000),        # the 1M window
+    ("claude-sonnet-4-5[1m]", "claude-sonnet-4-5", 1_000_000),    # ... past the table's
+    ("claude-sonnet-4-5-20250929[1M]", "claude-sonnet-4-5", 1_000_000),   # in any case
     ("claude-opus-4-9", None, None), ("opus", None, None), ("", None, None)])
 def test_model_ids_match_exactly_by_alias_or_without_a_date_never_by_likeness(
         model, found, window):

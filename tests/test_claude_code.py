@@ -235,6 +235,22 @@ def test_a_second_call_reads_only_the_appended_bytes(tmp_path):
     assert third.resumed and third.bytes_read == 0
 
 
+@pytest.mark.parametrize("first, then", [("bytes", "usage"), ("usage", "bytes"),
+                                         ("auto", "bytes")])
+def test_a_state_saved_in_one_token_mode_is_not_resumed_in_another(first, then, tmp_path):
+    """Messages sized one way are no start for sizing them another: the file is read
+    afresh, and the session is the one that mode reads."""
+    cache = str(tmp_path / "cache")
+    f = written_session(tmp_path)
+    read_incremental(str(f), cache, tokens=first)
+    again = read_incremental(str(f), cache, tokens=then)
+    assert not again.resumed and again.session is not None
+    fresh = read_session([str(f)], tokens=then)
+    assert again.session.token_source == fresh.token_source
+    assert again.session.totals() == fresh.totals()
+    assert read_incremental(str(f), cache, tokens=then).resumed     # same mode: resumed
+
+
 def test_a_rewritten_or_shrunk_transcript_is_read_again(tmp_path):
     cache = str(tmp_path / "cache")
     f = written_session(tmp_path)

@@ -16,7 +16,7 @@ import pytest
 
 from compact_dp.calibration.profile import BUILT_IN
 
-from .conftest import run_main
+from .conftest import DEFAULTS, run_main, scan_stream
 from .session_fixtures import ClaudeSession, text, tool_use
 
 
@@ -126,3 +126,26 @@ def test_explain_names_the_horizon_and_the_end_chance(tmp_path):
     assert "auto:" in R and "requests so far" in R
     end = next(x for x in lines if x.startswith("end "))
     assert "100%" in end and "so not now" in end
+
+
+@pytest.mark.parametrize("turn, held", [(-1, True), (0, False), (1, False)])
+def test_a_compaction_paying_back_within_the_last_turn_exactly_is_not_held(turn, held):
+    """Near a likely end, a compaction whose break-even comes after the turn's requests is
+    held; one that pays back with the turn's last request, or sooner, is not."""
+    from compact_dp.core.decision import decide_conversation, hold_near_end
+    from compact_dp.core.models import get_model
+    from compact_dp.core.params import awk_values
+    from compact_dp.core.search import break_even_calls
+    conv = scan_stream([b"x" * 40000] * 40)
+    values = awk_values({**DEFAULTS, "e_fixed": "20", "L_fixed": "5",
+                         "max_context": "1000000"})
+    model = get_model("cache-clock")
+    dec = decide_conversation(values, conv, model, whole=True)     # Claude Code's kind
+    d, t = dec.derived, dec.terms
+    assert dec.compact and d is not None and t is not None
+    after = break_even_calls(d, dec.model, t.k, t.K)
+    assert after is not None and 1 < after < d.R
+    d.L = float(after + turn)               # the last turn's requests, about L
+    hold_near_end(dec, 1.0)
+    assert dec.ending is not None and dec.ending.requests == after + turn
+    assert (dec.ending.held, dec.compact) == (held, not held)

@@ -4,7 +4,8 @@ agent compacts by itself, what it leaves beyond V, parameter names, when a proje
 earlier session counts, --plot's name, the session's id, the
 settings file's final newline, the replay's cache clock, standard input once, dp past the
 agent's own point, backtest's rank correlation; the seed horizon a fixed number of calls
-asks for, an environment parameter over the profile's, and a hook given no JSON."""
+asks for, an environment parameter over the profile's, a hook given no JSON, and where
+``--tokens usage`` warns that it fell back to bytes."""
 
 from __future__ import annotations
 
@@ -407,3 +408,45 @@ def test_help_on_an_unknown_topic_names_every_command():
     assert r.returncode == 2
     assert r.stderr.decode() == ("compact-dp: error: no help for 'BOGUS' (commands: "
                                  f"{', '.join(COMMANDS)})\n")
+
+
+@pytest.mark.parametrize("fmt", ["bash-agent", "claude-code"])
+def test_tokens_usage_warns_only_where_usage_could_have_been_recorded(fmt, tmp_path):
+    """``--tokens usage`` on a file that records no usage falls back to bytes and says so;
+    a bash-agent file never records usage, so asking it is no mistake to warn about."""
+    if fmt == "bash-agent":
+        f = ROOT / "golden" / "inputs" / "syn_400.jsonl"
+    else:
+        s = ClaudeSession()                 # a conversation of two turns, no response
+        s.user("start")
+        s.user("more")
+        f = write(tmp_path, s.text())
+    r = run_main("--tokens", "usage", "--json", str(f))
+    assert r.status == 0, r.err
+    said = "the session records no usage: --tokens usage falls back to bytes"
+    warned = json.loads(r.out)["session"]["warnings"]
+    assert (said in r.err, said in warned) == ((fmt != "bash-agent"),) * 2
+
+
+@pytest.mark.parametrize("version, environ, point", [
+    ("2.1.40", {}, 167_000.0),                                   # the window less 33,000
+    ("2.1.20", {}, 155_000.0),                                   # ... less 45,000 before
+    ("2.1.40", {"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "100000"}, 67_000.0),
+    ("2.1.40", {"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "300000"}, 167_000.0),  # never above
+    ("2.1.40", {"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "50"}, 100_000.0),
+    ("2.1.40", {"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "95"}, 167_000.0),  # it only lowers
+    ("2.1.40", {"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "0"}, 167_000.0),   # out of range
+    ("2.1.40", {"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "150"}, 167_000.0),
+    ("2.1.40", {"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "100000",
+                "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "50"}, 50_000.0),  # of the capped one
+    ("2.1.40", {"DISABLE_AUTO_COMPACT": "1"}, None),
+    ("2.1.40", {"DISABLE_COMPACT": "true"}, None),
+    ("2.1.40", {"DISABLE_AUTO_COMPACT": "0"}, 167_000.0),
+    ("2.1.40", {"DISABLE_AUTO_COMPACT": "false"}, 167_000.0),
+])
+def test_claude_codes_own_point_as_its_settings_move_it(version, environ, point):
+    """Claude Code compacts by itself at the window less its reserve; its settings cap
+    the window, lower the point by a percentage (never raise it: Claude Code takes the
+    smaller) or turn it off."""
+    from compact_dp.agents import agent_of
+    assert agent_of("claude-code").auto_point(200_000.0, version, environ)[0] == point
