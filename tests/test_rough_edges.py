@@ -401,6 +401,25 @@ def test_an_unknown_option_gets_a_suggestion_only_when_one_is_close(argv, hint):
 
 # --- backtest ----------------------------------------------------------------------------------
 
+def test_backtest_tables_columns_are_each_sessions_scores():
+    """Each number in the backtest table is the score its header names, as --json has it:
+    "$ said / got" the summed ratio (the legend gives the median), "ρ" the rank
+    correlation, and so on, for every session and the total."""
+    files = [str(EXAMPLES / "claude-code.jsonl"), str(EXAMPLES / "codex.jsonl")]
+    header, rows = table_rows(run_main("backtest", *files, environ={"COLUMNS": "200"}).out)
+    doc = json.loads(run_main("backtest", "--json", *files).out)
+    scores = [r["scores"] for r in doc["sessions"]] + [doc["total"]["scores"]]
+    names = {"R / actual": "forecast_bias", "log err / elapsed's":
+             "forecast_log_error_vs_elapsed", "$ said / got": "dollars_sum_ratio",
+             "ρ": "dollars_spearman"}
+    assert len(rows) == len(scores) and set(names) <= set(header)
+    for row, s in zip(rows, scores):
+        for column, field in names.items():
+            x = s[field] if s is not None else None
+            assert row[header.index(column)] == ("-" if x is None else f"{x:.2f}")
+    assert scores[0]["dollars_sum_ratio"] != scores[0]["dollars_median_ratio"]
+
+
 def test_backtest_names_each_session_as_replay_does():
     files = [str(EXAMPLES / "claude-code.jsonl"), str(EXAMPLES / "codex.jsonl")]
     wide = {"COLUMNS": "200"}
