@@ -820,9 +820,10 @@ def backtest_section(cdp: str, goals: list) -> None:
 
 def threshold_ties(results: list[dict]) -> tuple[int, int, int]:
     """Of the long sessions, those where dp's comparable cost equals the cheaper
-    threshold's (to a millionth of a cent), those where dp is cheaper than both, and how
-    many there are: the few turn ends of a long agentic session often leave dp and a
-    threshold the same moments, or leave all three to the agent's own compaction."""
+    threshold's (to a millionth of a cent), those where dp beats both (backtest's own
+    ``dp_beats_thresholds``), and how many there are: the few turn ends of a long agentic
+    session often leave dp and a threshold the same moments, or leave all three to the
+    agent's own compaction."""
     ties = beaten = long = 0
     for r in results:
         runs = r.get("policies") or {}
@@ -833,7 +834,7 @@ def threshold_ties(results: list[dict]) -> tuple[int, int, int]:
             continue
         long += 1
         dp, best = runs["dp"]["comparable_cost"], min(costs)
-        beaten += dp < best
+        beaten += bool(r.get("dp_beats_thresholds"))
         ties += abs(dp - best) < 1e-8
     return ties, beaten, long
 

@@ -102,7 +102,7 @@ def test_bench_counts_a_tie_with_the_cheaper_threshold_apart_from_a_win():
 
     def session(requests: int, dp: float, t60: float, t83: float) -> dict:
         costs = {"dp": dp, "threshold:60": t60, "threshold:83": t83, "recorded": 0.0}
-        return {"requests": requests,
+        return {"requests": requests, "dp_beats_thresholds": dp < min(t60, t83),
                 "policies": {n: {"comparable_cost": c} for n, c in costs.items()}}
     results = [session(100, 5.0, 5.0, 6.0),         # a tie with threshold:60
                session(150, 4.0, 5.0, 6.0),         # cheaper than both

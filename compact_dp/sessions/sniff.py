@@ -57,24 +57,21 @@ def _openai(obj: dict[str, object]) -> bool:
                                       "tool_call_id" in obj)
 
 
-NOT_JSON = object()
-
-
-def _head_objects(head: bytes) -> Iterator[object]:
-    """What each of the head's first CONFIRM_LINES non-blank lines parses to (NOT_JSON: no
-    JSON object, or the head's cut last line): the one loop both checks read."""
+def _head_objects(head: bytes) -> Iterator[dict[str, object] | None]:
+    """The JSON object each of the head's first CONFIRM_LINES non-blank lines holds (None:
+    no object, or the head's cut last line): the one loop both checks read."""
     from ..lightjson import loads
     for line in head.split(b"\n", CONFIRM_LINES)[:CONFIRM_LINES]:
         line = line.strip()
         if not line:
             continue
-        obj: object = NOT_JSON
+        obj = None
         if line.startswith(b"{"):
             try:
                 obj = loads(line)
             except (ValueError, RecursionError):
                 pass
-        yield obj
+        yield obj if isinstance(obj, dict) else None
 
 
 def _some_line(head: bytes, test: Callable[[dict[str, object]], bool]) -> bool | None:
@@ -82,7 +79,7 @@ def _some_line(head: bytes, test: Callable[[dict[str, object]], bool]) -> bool |
     no line is a whole JSON object (a pretty-printed document): the bytes must do."""
     parsed = False
     for obj in _head_objects(head):
-        if isinstance(obj, dict):
+        if obj is not None:
             if test(obj):
                 return True
             parsed = True
@@ -101,7 +98,7 @@ def claude_code_bookkeeping(head: bytes) -> list[str]:
     appearance; none for anything else (a line of another shape, or no JSON line)."""
     types: list[str] = []
     for obj in _head_objects(head):
-        if not isinstance(obj, dict):
+        if obj is None:
             return []
         kind = obj.get("type")
         if not isinstance(kind, str) or kind not in CLAUDE_NAMES or _claude(obj):
