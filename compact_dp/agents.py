@@ -23,6 +23,9 @@ from __future__ import annotations
 # Replay, hindsight and backtest name a point by these and by no other spelling.
 REQUEST, TURN, RECORDED = "request", "turn", "recorded"
 POINTS = (REQUEST, TURN)
+# What set a recorded compaction off: the agent by itself at its threshold, or a user at
+# the prompt (Claude Code's compactMetadata.trigger spells them so).
+AUTO, MANUAL = "auto", "manual"
 # How close (% of the window) to the end a held-back automatic compaction goes ahead: the
 # PreCompact hook never blocks within it (its --margin default), and replay's dp and
 # hindsight let the context wait no further (world.hold_limit), since not compacting there

@@ -28,7 +28,7 @@ This module is as light as the decision: the status line builds a world on every
 
 from __future__ import annotations
 
-from .agents import LONG_WINDOW, Agent, agent_of
+from .agents import AUTO, LONG_WINDOW, Agent, agent_of
 from .sessions.session import write_ttl
 
 TYPE_CHECKING = False
@@ -172,7 +172,7 @@ def _window(world: World, session: Session, given: Given,
         words = f"{window:,.0f}: a prompt of {evidence:,} proves more than {words}'s"
     elif agent.format == "claude-code":
         autos = [m.pre_tokens for m in session.marks
-                 if m.trigger == "auto" and m.pre_tokens]
+                 if m.trigger == AUTO and m.pre_tokens]
         if autos and window > STANDARD_WINDOW >= max(autos):
             point, _ = agent.auto_point(window, session.version, {})
             if point is not None and min(autos) < EARLY * point:
@@ -189,7 +189,7 @@ def _auto(world: World, session: Session, given: Given, env: Mapping[str, str]) 
         world.auto_compact_tokens = None if given.auto_off else given.auto_compact_tokens
         world.sources["auto_compact_tokens"] = "given"
         return
-    autos = [m.pre_tokens for m in session.marks if m.trigger == "auto" and m.pre_tokens]
+    autos = [m.pre_tokens for m in session.marks if m.trigger == AUTO and m.pre_tokens]
     if autos:
         world.auto_compact_tokens = float(min(autos))
         n = len(autos)

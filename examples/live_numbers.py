@@ -101,12 +101,21 @@ def long_words(long: list[tuple[str, dict[str, float], int, int]]) -> str:
     out = []
     for name, saves, n_dp, n_best in long:
         dp, best = saves["dp"], saves["hindsight"]
-        beaten = [p for p in ("threshold:60", "threshold:83") if saves[p] > dp + 0.005]
+        thresholds = ("threshold:60", "threshold:83")
+        beaten = [p for p in thresholds if saves[p] > dp + 0.005]
+        tied = [p for p in thresholds if abs(saves[p] - dp) <= 0.005]
         line = (f"On `{name}` dp {verb(dp)} against what happened ({n_dp} "
                 f"compaction{'s' if n_dp != 1 else ''}); the best schedule in hindsight "
                 f"{verb(best)} ({n_best})")
-        line += (f", and {' and '.join(beaten)} would have done better than dp."
-                 if beaten else ", and dp beats both thresholds.")
+        if beaten:
+            line += f", and {' and '.join(beaten)} would have done better than dp."
+        elif len(tied) == 2:
+            line += ", and dp costs the same as both thresholds."
+        elif tied:
+            other = next(p for p in thresholds if p not in tied)
+            line += f", and dp costs the same as {tied[0]} and less than {other}."
+        else:
+            line += ", and dp beats both thresholds."
         out.append(line)
     return " ".join(out)
 

@@ -505,7 +505,8 @@ COLD = 400.0            # seconds away: past any 5-minute cache (and its grace)
 
 def turns_session(turns: list[list[int]], start: int = 20000, pauses: list[float] | None = None,
                   models: list[str | None] | None = None, compacted: int | None = None,
-                  summary: bool = True, **kw) -> ClaudeSession:
+                  summary: bool = True, trigger: str = "manual", waited: float = 0.0,
+                  **kw) -> ClaudeSession:
     """A Claude Code session of human turns: each turn a list of prompt growths, one per
     request (tool results between them, the last one the turn's reply); ``pauses``: the
     time away before each turn (COLD: the cache expired); ``models``: each turn's model
@@ -514,7 +515,8 @@ def turns_session(turns: list[list[int]], start: int = 20000, pauses: list[float
     writes the rest, with a 1-token uncached tail, so the recording has no cache event of
     its own.  ``compacted``: a recorded /compact before that turn (its boundary and, with
     ``summary``, its summary line; the context starts again from ``start``, its fixed
-    prefix still cached)."""
+    prefix still cached), set off by ``trigger``, ``waited`` seconds before the turn's
+    message."""
     s = ClaudeSession(**kw)
     prompt = start
     cached: dict[str | None, int] = {}
@@ -525,12 +527,14 @@ def turns_session(turns: list[list[int]], start: int = 20000, pauses: list[float
             cached = {}
         model = models[t] if models else None
         if t == compacted:
-            s.boundary("manual", prompt)
+            # the agent compacts by itself once the last reply took it past its point
+            s.boundary(trigger, prompt + 500 if trigger == "auto" else prompt)
             if summary:
                 s.user("This session is being continued from a previous conversation. "
                        "Summary: " + "we did things. " * 40, turn=False)
+            s.pause(waited)
             prompt = start
-            cached = {m: min(c, start // 2) for m, c in cached.items()}
+            cached = {m: min(c, start // 2) for m, c in cached.items() if waited <= 300}
         s.user(f"turn {t}: " + "please go on " * 20)
         for k, grow in enumerate(growths):
             prompt += grow if t or k else 0

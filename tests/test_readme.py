@@ -44,3 +44,16 @@ def test_real_session_sections_are_computed_not_pasted():
     assert live_numbers.rewrite(text, computed) == text
     for body in computed.values():
         assert body in text
+
+
+def test_the_readme_calls_a_tie_with_a_threshold_a_tie():
+    """dp beats a threshold only where it costs less: the same dollars, to the cent, are
+    said as the same, and a threshold that saves more is named as doing better."""
+    def said(dp: float, t60: float, t83: float) -> str:
+        saves = {"dp": dp, "hindsight": 1.0, "threshold:60": t60, "threshold:83": t83}
+        return live_numbers.long_words([("s", saves, 1, 1)])
+    assert said(0.5, 0.1, 0.2).endswith("dp beats both thresholds.")
+    assert said(0.5, 0.5, 0.5).endswith("dp costs the same as both thresholds.")
+    assert said(0.5, 0.5, -1.0).endswith(
+        "dp costs the same as threshold:60 and less than threshold:83.")
+    assert said(0.5, 0.1, 0.9).endswith("threshold:83 would have done better than dp.")

@@ -12,12 +12,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from compact_dp.agents import AUTO, MANUAL
 from compact_dp.core.models import get_model
 from compact_dp.core.search import L_INSTR
 from compact_dp.replaying.batch import totals
 from compact_dp.replaying.bill import recorded_bill
 from compact_dp.replaying.policies import Compact, Policy, make_policy
-from compact_dp.replaying.run import replay_session, setting_for
+from compact_dp.replaying.records import Run
+from compact_dp.replaying.run import best_by_objective, replay_session, setting_for
 from compact_dp.replaying.simulate import Replay
 from compact_dp.replaying.svg import plot_svg
 from compact_dp.sessions.read import read_session
@@ -25,7 +27,14 @@ from compact_dp.sessions.session import CONTEXT, USER
 
 from . import reference
 from .conftest import DEFAULTS, INPUTS, run_main, transcripts, write
-from .session_fixtures import ClaudeSession, CodexRollout, claude_session, text
+from .session_fixtures import (
+    COLD,
+    ClaudeSession,
+    CodexRollout,
+    claude_session,
+    text,
+    turns_session,
+)
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -936,3 +945,96 @@ def test_dp_counts_the_summary_and_what_the_agent_re_injected_in_T_after_a_compa
     assert len(probe.asked) == 2
     for prompt, T in probe.asked:
         assert T + setting.V0 == pytest.approx(prompt, abs=1)
+
+
+# --- a recorded compaction: a user at the prompt, or the agent by itself -----------------------
+
+def recorded_compaction(tmp_path, trigger: str, waited: float = 0.0):
+    """Five turns growing 14,000 tokens each; the recording compacts before the fourth
+    (at 54,000 tokens), set off by ``trigger``, ``waited`` seconds before its message."""
+    built = turns_session([[8000, 6000]] * 5, compacted=3, trigger=trigger, waited=waited)
+    session = read_session([str(write(tmp_path, built.text()))])
+    setting = setting_for(session, {"max_context": "200000"}, get_model("cache-clock"),
+                          True, 0, None, None, {})
+    (boundary,) = session.compactions
+    return setting, boundary
+
+
+def runs_of(setting, *policies):
+    return {p: Replay(setting, make_policy(p), setting.events).run() for p in policies}
+
+
+def test_a_manual_compaction_is_a_turn_end_every_policy_may_take_as_recorded(tmp_path):
+    """A user typed /compact: they were at the prompt then, so a policy that compacts at
+    turn ends is asked there, at that moment; where its context is still the recorded
+    one, its compaction is the recorded one, billed as recorded.  Here the user waited
+    past the TTL before the next message, so compacting then instead would have read a
+    cold cache."""
+    setting, boundary = recorded_compaction(tmp_path, MANUAL, waited=COLD)
+    runs = runs_of(setting, "recorded", "threshold:25", "threshold:30", "dp")
+    recorded = runs["recorded"]
+    (c,) = recorded.compactions
+    assert c.time == boundary.time
+    taker = runs["threshold:25"]                     # 54,000 tokens are past 25 %
+    assert [(x.before, x.time) for x in taker.compactions] == [(c.before, c.time)]
+    assert taker.comparable_cost == pytest.approx(recorded.comparable_cost, rel=1e-12)
+    assert [b.prompt for b in taker.requests] == [b.prompt for b in recorded.requests]
+    # 30 % is passed only at the next turn end: its own compaction, on its own context
+    (late,) = runs["threshold:30"].compactions
+    assert late.before > c.before
+    # dp, asked there, compacts as recorded or not at all there
+    dp = runs["dp"]
+    at = [x for x in dp.compactions if x.before == c.before]
+    assert all(x.time == c.time for x in at)
+
+
+def test_the_agents_own_compaction_is_the_recorded_one_for_a_policy_that_lets_it(tmp_path):
+    """The agent compacted by itself: a policy whose context is still the recorded one and
+    that does not hold it back (a threshold above it, dp when compacting pays) has the
+    recorded compaction, billed as recorded — the same bill, to the last rounding."""
+    setting, boundary = recorded_compaction(tmp_path, AUTO)
+    assert setting.auto == 54500                          # learned from the compaction
+    runs = runs_of(setting, "recorded", "threshold:95", "dp")
+    recorded = runs["recorded"]
+    for name in ("threshold:95", "dp"):
+        run = runs[name]
+        assert [(x.before, x.time) for x in run.compactions] == \
+            [(x.before, x.time) for x in recorded.compactions], name
+        assert run.comparable_cost == pytest.approx(recorded.comparable_cost, rel=1e-12)
+
+
+def test_a_policy_with_a_context_of_its_own_is_not_compacted_by_the_agents_recorded_one(
+        tmp_path):
+    """Where a policy compacted earlier its own way, the agent's recorded compaction is
+    not its: its own context, far below the agent's point, stays as it is there."""
+    setting, boundary = recorded_compaction(tmp_path, AUTO)
+    run = runs_of(setting, "threshold:22")["threshold:22"]
+    recorded_at = runs_of(setting, "recorded")["recorded"].compactions[0].before
+    # past 22 % (44,000 tokens) before the recording compacted, and again after
+    befores = [x.before for x in run.compactions]
+    assert befores[0] < recorded_at < befores[-1]
+    assert recorded_at not in befores
+
+
+def test_a_recorded_compaction_says_what_set_it_off_else_its_size_does(tmp_path):
+    """The trigger a compaction recorded wins; where it recorded none (Codex), one whose
+    prompt reached the agent's own point was the agent's, any other a user's."""
+    setting, boundary = recorded_compaction(tmp_path, MANUAL)
+    assert setting.trigger(boundary, 10 ** 9) == MANUAL
+    setting, boundary = recorded_compaction(tmp_path, "unknown")
+    assert setting.auto is not None
+    assert setting.trigger(boundary, setting.auto) == AUTO
+    assert setting.trigger(boundary, setting.auto - 1) == MANUAL
+
+
+def test_hindsight_takes_a_better_schedule_as_its_own_whatever_the_build():
+    """A schedule another policy followed that scores better is hindsight's, named so
+    (``schedule_of``): a new run on the same bill, in the compiled build too (whose
+    classes cannot be copied with ``copy``)."""
+    dp, hindsight = Run("dp"), Run("hindsight")
+    dp.penalty, hindsight.penalty = 0.5, 1.0
+    out = best_by_objective([dp, hindsight])
+    assert out[0] is dp
+    won = out[1]
+    assert (won.policy, won.schedule_of, won.objective) == ("hindsight", "dp", 0.5)
+    assert (dp.policy, dp.schedule_of) == ("dp", None)

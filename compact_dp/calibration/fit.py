@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from ..agents import MANUAL
 from ..core.middle import median
 from ..sessions.session import Session
 from ..views.words import count
@@ -64,7 +65,7 @@ def timed_compactions(session: Session) -> list[tuple[float, float]]:
     out = []
     for k, m in enumerate(session.marks):
         seconds = m.seconds
-        if seconds is None and m.trigger != "manual" and m.gap is not None and \
+        if seconds is None and m.trigger != MANUAL and m.gap is not None and \
                 0 < m.gap <= MAX_GAP:
             seconds = m.gap
         tokens = float(m.pre_tokens) if m.pre_tokens else last.get(k)

@@ -94,7 +94,7 @@ class Sweep(Policy):
     def at_turn_end(self, replay: State, request: Request) -> Compact | None:
         return self._point(replay, request, TURN_END)
 
-    def at_recorded(self, replay: State, request: Request) -> Compact | None:
+    def at_recorded(self, replay: State, request: Request, trigger: str) -> Compact | None:
         return self._point(replay, request, RECORDED)
 
     def before_request(self, replay: State, request: Request) -> Compact | None:

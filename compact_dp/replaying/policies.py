@@ -17,7 +17,7 @@ where the agent compacts at turn ends) and ``before_request``.
 
 from __future__ import annotations
 
-from ..agents import RECORDED, REQUEST, TURN
+from ..agents import MANUAL, RECORDED, REQUEST, TURN
 from ..asking import PolicyAsk, answer
 from ..core.awkvalue import AwkValue
 from ..core.decision import turn_keep
@@ -99,8 +99,11 @@ class Policy:
     def before_request(self, replay: State, request: Request) -> Compact | None:
         return None
 
-    def at_recorded(self, replay: State, request: Request) -> Compact | None:
-        """Where the recording compacted (before ``request``): compact there too?"""
+    def at_recorded(self, replay: State, request: Request, trigger: str) -> Compact | None:
+        """Where the recording compacted (before ``request``), set off by ``trigger``
+        (agents.AUTO: the agent by itself; MANUAL: a user at the prompt): compact there
+        too?  Where the policy's context is still the recorded one, its yes is the recorded
+        compaction, billed as recorded."""
         return None
 
 
@@ -174,6 +177,21 @@ class DpPolicy(Policy):
     def at_turn_end(self, replay: State, request: Request) -> Compact | None:
         return self._decide(replay, request, turn_end=True)
 
+    def at_recorded(self, replay: State, request: Request, trigger: str) -> Compact | None:
+        """A user at the prompt typed ``/compact``: asked as the status line shows it
+        there.  The agent compacting by itself, on the recorded context: let it, unless
+        the decision holds it back (as the PreCompact hook would) short of the hold
+        limit; on a context of dp's own, its own point decides (``before_request``)."""
+        if trigger == MANUAL:
+            return self._decide(replay, request)
+        if replay.diverged:
+            return None
+        s = replay.setting
+        if self._decide(replay, request) is not None or \
+                replay.prompt_now(request) >= s.hold_limit:
+            return Compact(0)
+        return None
+
     def before_request(self, replay: State, request: Request) -> Compact | None:
         s = replay.setting
         if s.points == REQUEST:
@@ -221,6 +239,13 @@ class ThresholdPolicy(Policy):
             return None
         return self._compact(replay)
 
+    def at_recorded(self, replay: State, request: Request, trigger: str) -> Compact | None:
+        """A user at the prompt typed ``/compact``: past P %, so does this one.  The
+        agent compacting by itself on the recorded context: nothing holds it back."""
+        if trigger == MANUAL:
+            return self.at_turn_end(replay, request)
+        return None if replay.diverged else Compact(0)
+
     def before_request(self, replay: State, request: Request) -> Compact | None:
         s = replay.setting
         prompt = replay.prompt_now(request)
@@ -266,7 +291,7 @@ class SchedulePolicy(Policy):
             return None
         return Compact(0, at=self.at.get(replay.index))
 
-    def at_recorded(self, replay: State, request: Request) -> Compact | None:
+    def at_recorded(self, replay: State, request: Request, trigger: str) -> Compact | None:
         return Compact(0) if (replay.index, RECORDED) in self.points else None
 
     def before_request(self, replay: State, request: Request) -> Compact | None:

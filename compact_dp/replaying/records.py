@@ -58,6 +58,16 @@ class Run:
         self.penalty = 0.0                  # ④ of its compactions (run.charge_penalties)
         self.schedule_of: str | None = None   # hindsight: the policy whose schedule won
 
+    def followed_by(self, policy: str) -> Run:
+        """This run's schedule and bill, as ``policy``'s (hindsight taking a schedule that
+        scored better): a new run sharing the billed requests, which no one changes once
+        billed.  (Not ``copy.copy``: the compiled build's classes do not pickle.)"""
+        twin = Run(policy)
+        twin.requests, twin.compactions, twin.touches = (self.requests, self.compactions,
+                                                         self.touches)
+        twin.penalty, twin.schedule_of = self.penalty, self.policy
+        return twin
+
     def leave_out(self, requests: set[int]) -> None:
         """Drop the requests of these indices, which another file of the run counts (a
         session resumed twice: each new file repeats the old requests, history.py), and
@@ -69,11 +79,13 @@ class Run:
         before = [0] * (len(self.requests) + 1)    # kept requests before each position
         for i, r in enumerate(self.requests):
             before[i + 1] = before[i] + (r.index not in requests)
-        self.compactions = [c for c in self.compactions
+        # new Compacted: a run hindsight followed (followed_by) shares them
+        self.compactions = [Compacted(before[min(c.before, len(self.requests))], c.time,
+                                      c.dropped_messages, c.dropped_tokens,
+                                      c.kept_messages, c.forced, c.request)
+                            for c in self.compactions
                             if c.before >= len(self.requests) or
                             self.requests[c.before].index not in requests]
-        for c in self.compactions:
-            c.before = before[min(c.before, len(self.requests))]
         self.touches = [t for t in self.touches if t.index not in requests]
         self.requests = kept
 

@@ -3,8 +3,6 @@ decision asks (question.py), the policies by name, and their runs."""
 
 from __future__ import annotations
 
-import copy
-
 from ..agents import agent_of
 from ..core.models import Model
 from ..errors import UsageError
@@ -109,9 +107,7 @@ def best_by_objective(runs: list[Run]) -> list[Run]:
             return r.comparable_cost if free else r.objective
         best = min(runs, key=measure)
         if measure(best) < measure(run) - 1e-12:
-            won = copy.copy(best)
-            won.policy, won.schedule_of = run.policy, best.policy
-            out[i] = won
+            out[i] = best.followed_by(run.policy)
     return out
 
 

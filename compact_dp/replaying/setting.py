@@ -5,7 +5,7 @@ events taken as given (docs/replay.md).
 
 from __future__ import annotations
 
-from ..agents import REQUEST, TURN, Agent
+from ..agents import AUTO, MANUAL, REQUEST, TURN, Agent
 from ..core.awkvalue import AwkValue
 from ..core.models import Model
 from ..pricing.table import Prices, defaults, find
@@ -70,6 +70,7 @@ class Setting:
         self._prices: dict[str | None, Prices] = {}
         self._lookups: tuple[dict[int, Compaction], set[int], dict[int, list[float]]] | None \
             = None
+        self._triggers: dict[int, str] | None = None
         first = next((p for p in session.segment_prefixes if p is not None), None)
         self.V0: float = values["V"].num if first is None else first
         self.hidden = 0.0       # history before the first message (a part-way start)
@@ -97,6 +98,21 @@ class Setting:
                            set(session.turn_requests()) if self.points == TURN else set(),
                            touches)
         return self._lookups
+
+    def trigger(self, boundary: Compaction, prompt: float) -> str:
+        """What set a recorded compaction off: ``auto`` (the agent, by itself) or
+        ``manual`` (a user at the prompt, typing ``/compact``), as the compaction recorded
+        it (Claude Code's ``compactMetadata``); where it recorded nothing (Codex), ``auto``
+        when its prompt had reached the agent's own point."""
+        if self._triggers is None:
+            session = self.session
+            marks = session.marks if len(session.marks) == len(session.compactions) else []
+            self._triggers = {c.at: m.trigger for c, m in zip(session.compactions, marks)
+                              if m.trigger in (AUTO, MANUAL)}
+        found = self._triggers.get(boundary.at)
+        if found is not None:
+            return found
+        return AUTO if self.auto is not None and prompt >= self.auto else MANUAL
 
     def prices(self, model: str | None) -> Prices:
         """The request's model's prices: --price, else the table (for a request that names

@@ -283,7 +283,8 @@ class Replay:
         if self.policy.recorded:
             self._compact(request, 0, False, recorded=usage, boundary=boundary)
             return
-        decision = self.policy.at_recorded(self, request)
+        trigger = self.setting.trigger(boundary, self.prompt_now(request))
+        decision = self.policy.at_recorded(self, request, trigger)
         if decision is not None and not self.diverged:
             self._compact(request, 0, False, recorded=usage, boundary=boundary, as_recorded=True)
             return

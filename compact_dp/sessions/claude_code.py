@@ -25,6 +25,7 @@ can be saved after any complete line and resumed on the bytes appended later.
 
 from __future__ import annotations
 
+from ..agents import AUTO, MANUAL
 from .jsonsize import json_size
 from .line_reader import LineReader
 from .session import ASSISTANT, CONTEXT, TOOL, USER, count, key_of
@@ -102,7 +103,7 @@ def compaction_mark(meta: object) -> list[object] | None:
         kept = len(uuids)
     elif isinstance(segment, dict):
         kept = len({segment.get("headUuid"), segment.get("tailUuid")} - {None})
-    return [trigger if trigger in ("auto", "manual") else None, pre or None,
+    return [trigger if trigger in (AUTO, MANUAL) else None, pre or None,
             ms / 1000 if ms else None, kept]
 
 
