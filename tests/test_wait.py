@@ -308,16 +308,17 @@ def test_the_seed_and_fixed_horizons_have_no_schedule(tmp_path):
 
 
 def test_a_gain_inside_the_forecasts_error_is_not_advised(tmp_path):
-    """The benefit is linear in R: at R e^−σ it is what the JSON's terms say it is there.
-    With σ = 2 (R = 40 → 5.4 requests) compacting would lose: held; with σ = 0.1, not."""
+    """The benefit is linear in R: at R e^−σ/2 it is what the JSON's terms say it is
+    there.  With σ = 4 (R = 40 → 5.4 requests) compacting would lose: held; with σ = 0.1,
+    not."""
     s = grown(3, 4, 100_000, 3000)
     wide = decided(tmp_path, s, profile(tmp_path, level=40.0, summary_tokens=3204.5,
-                                        log_error=2.0))
+                                        log_error=4.0))
     narrow = decided(tmp_path, s, profile(tmp_path, level=40.0, summary_tokens=3204.5,
                                           log_error=0.1))
-    for obj, sigma in ((wide, 2.0), (narrow, 0.1)):
+    for obj, sigma in ((wide, 4.0), (narrow, 0.1)):
         u, d, t = obj["uncertainty"], obj["derived"], obj["terms"]
-        low = 40.0 * math.exp(-sigma)
+        low = 40.0 * math.exp(-sigma / 2)
         assert u["log_error"] == sigma and u["requests_low"] == pytest.approx(low)
         # ① grows with R − 1 and ④ with R: the benefit at R' is b + (R' − R) × the slope
         slope = obj["session"]["prices"]["cache_read"] * (t["H"] - d["X"]) / 1e6 - \
@@ -390,7 +391,7 @@ def test_the_status_line_says_what_to_wait_for(tmp_path):
     assert line.startswith(f"not yet: the agent's own compaction in "
                            f"~{obj['wait']['requests']:,.0f} requests saves "
                            f"~{dollars(obj['wait']['expected_benefit'])} more · ")
-    env = profile(tmp_path, level=40.0, summary_tokens=3204.5, log_error=2.0)
+    env = profile(tmp_path, level=40.0, summary_tokens=3204.5, log_error=4.0)
     obj = decided(tmp_path, s, env)
     assert status(tmp_path, s, env).startswith(
         f"not yet: ~{dollars(obj['best_benefit'])} is within the forecast's error · ")

@@ -132,7 +132,7 @@ def schedule_lines(dec: Weighing) -> list[tuple[str, str, str]]:
     if u is not None:
         held = "; so not now" if u.held else ""
         lines.append(("σ", f"{u.log_error:.2f}", f"the forecast's measured log error: with "
-                      f"R × e^−σ = {u.requests:,.4g} calls the net benefit is "
+                      f"R × e^−σ/2 = {u.requests:,.4g} calls the net benefit is "
                       f"{money(u.benefit)}{held}"))
     w = dec.wait
     if w is not None:

@@ -145,7 +145,8 @@ def _decision_reason(dec: Weighing, printed: bool = True) -> str:
         low = "gain nothing" if u.benefit == 0 else f"lose {money(-u.benefit)}"
         return (f"skip: {what} would save {money(dec.best_benefit)} over the {d.R:,.4g} "
                 f"LLM calls expected, but that is within the forecast's error: with "
-                f"{u.requests:,.4g} (R × e^−{u.log_error:.2f}, its measured log error) it "
+                f"{u.requests:,.4g} (R × e^−{u.log_error:.2f}/2, half its measured log "
+                f"error) it "
                 f"would {low}." + before_cold(dec))
     w = dec.wait
     if w is not None and w.held:
