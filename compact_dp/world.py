@@ -42,6 +42,7 @@ STANDARD_WINDOW = 200_000
 WINDOWS = (STANDARD_WINDOW, LONG_WINDOW)     # the windows Claude models run with
 EARLY = 0.9             # an automatic compaction this far before a window's point: smaller
 OVERSHOOT = 1.01        # a prompt this far past the point, followed in its context: not auto
+GIVEN = "given"         # a figure's source when the caller gave it (a what-if)
 
 
 class World:
@@ -74,6 +75,15 @@ class World:
         margin = self.context_window * (1 - HOLD_MARGIN / 100)
         auto = self.auto_compact_tokens
         return self.context_window if auto is None else max(auto, margin)
+
+    @property
+    def own_auto(self) -> bool:
+        """The automatic compaction point is the session's own — learned from it, or its
+        agent's rule for its own window — not a what-if the caller gave (a point, or a
+        window it follows from): so the recording's automatic compactions are where the
+        agent compacts in this setting too."""
+        return self.auto_compact_tokens is not None and GIVEN not in (
+            self.sources.get("auto_compact_tokens"), self.sources.get("context_window"))
 
     def record(self) -> dict[str, object]:
         """The ``setting`` object of ``--json`` (docs/replay.md)."""
@@ -143,7 +153,7 @@ def _window(world: World, session: Session, given: Given,
     agent = world.agent
     if given.context_window is not None:
         world.context_window = given.context_window
-        world.sources["context_window"] = "given"
+        world.sources["context_window"] = GIVEN
         return
     if given.live_window:
         world.context_window = given.live_window
@@ -187,7 +197,7 @@ def _auto(world: World, session: Session, given: Given, env: Mapping[str, str]) 
     agent = world.agent
     if given.auto_off or given.auto_compact_tokens is not None:
         world.auto_compact_tokens = None if given.auto_off else given.auto_compact_tokens
-        world.sources["auto_compact_tokens"] = "given"
+        world.sources["auto_compact_tokens"] = GIVEN
         return
     autos = [m.pre_tokens for m in session.marks if m.trigger == AUTO and m.pre_tokens]
     if autos:
@@ -207,7 +217,7 @@ def _auto(world: World, session: Session, given: Given, env: Mapping[str, str]) 
     point, words = agent.auto_point(window, session.version, dict(env))
     # the evidence of "off" is about the session's own window: a window the caller gave
     # is a what-if, and the recording says nothing of that window's point
-    learned = world.sources.get("context_window") != "given"
+    learned = world.sources.get("context_window") != GIVEN
     if point is not None and learned and session.passed > point * OVERSHOOT:
         world.auto_compact_tokens = None
         world.sources["auto_compact_tokens"] = (
@@ -222,7 +232,7 @@ def _ttl(world: World, session: Session, given: Given, known: Mapping[str, Price
          main: str | None) -> None:
     if given.ttl:
         world.ttl = given.ttl
-        world.sources["ttl"] = "given"
+        world.sources["ttl"] = GIVEN
         return
     w5, w1 = session.writes_5m, session.writes_1h
     if w5 or w1:
@@ -247,7 +257,7 @@ def _keeps(world: World, session: Session, given: Given) -> None:
     keep = given.keep if given.keep not in (None, "auto") else agent.keep
     if given.keep not in (None, "auto"):
         world.keeps = "best" if keep == "best" else "none"
-        world.sources["keeps"] = "given"
+        world.sources["keeps"] = GIVEN
         return
     if keep == "best":
         world.keeps = "best"

@@ -43,7 +43,7 @@ class Following(Policy):
             replay, request, PolicyAsk("auto", replay.last_prompt), turn_end=True).decision
         return None
 
-    def at_recorded(self, replay, request, trigger):
+    def at_recorded(self, replay, request, boundary, trigger):
         return Compact(0)
 
 

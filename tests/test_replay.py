@@ -31,6 +31,7 @@ from .session_fixtures import (
     COLD,
     ClaudeSession,
     CodexRollout,
+    blocks,
     claude_session,
     text,
     turns_session,
@@ -1016,15 +1017,18 @@ def test_a_policy_with_a_context_of_its_own_is_not_compacted_by_the_agents_recor
     assert recorded_at not in befores
 
 
-def test_a_recorded_compaction_says_what_set_it_off_else_its_size_does(tmp_path):
-    """The trigger a compaction recorded wins; where it recorded none (Codex), one whose
-    prompt reached the agent's own point was the agent's, any other a user's."""
+def test_a_recorded_compaction_says_what_set_it_off_else_its_shape_does(tmp_path):
+    """The trigger a compaction recorded wins; where it recorded none (Codex), one a
+    human message follows before the next request was a user's, any other the agent's
+    own — whatever the policy's context holds there."""
     setting, boundary = recorded_compaction(tmp_path, MANUAL)
-    assert setting.trigger(boundary, 10 ** 9) == MANUAL
-    setting, boundary = recorded_compaction(tmp_path, "unknown")
-    assert setting.auto is not None
-    assert setting.trigger(boundary, setting.auto) == AUTO
-    assert setting.trigger(boundary, setting.auto - 1) == MANUAL
+    assert setting.trigger(boundary) == MANUAL
+    setting, boundary = recorded_compaction(tmp_path, AUTO)
+    assert setting.trigger(boundary) == AUTO
+    setting, boundary = recorded_compaction(tmp_path, "unknown")     # before a turn
+    assert setting.trigger(boundary) == MANUAL
+    setting = codex_compacting_mid_turn(tmp_path)                      # inside one
+    assert setting.trigger(setting.session.compactions[0]) == AUTO
 
 
 def test_hindsight_takes_a_better_schedule_as_its_own_whatever_the_build():
@@ -1038,3 +1042,116 @@ def test_hindsight_takes_a_better_schedule_as_its_own_whatever_the_build():
     won = out[1]
     assert (won.policy, won.schedule_of, won.objective) == ("hindsight", "dp", 0.5)
     assert (dp.policy, dp.schedule_of) == ("dp", None)
+
+
+def codex_compacting_mid_turn(tmp_path):
+    """A Codex rollout (window 100,000: the agent's own point 90,000) whose agent
+    compacts by itself in the middle of its second turn, at about 58,000 tokens — below
+    the point as compact-dp counts it, as real rollouts do — and goes on with its tool
+    calls."""
+    s = CodexRollout(window=100000)
+    s.context()
+    s.user("turn 0: " + "please go on " * 20)
+    s.tool_request(12000, 0, "x" * 4 * 4000)
+    s.reply(16000, blocks(12000))
+    s.user("turn 1: " + "please go on " * 20)
+    last, prompt = 16000, 16200
+    for _ in range(3):
+        s.tool_request(prompt, blocks(last), "x" * 4 * 14000)
+        last, prompt = prompt, prompt + 14000
+    s.compacted([CodexRollout.msg("user", "Summary: we did things. " * 40)])
+    s.context_compacted()
+    s.tool_request(13000, 0, "x" * 4 * 2000)
+    s.reply(15000, blocks(13000))
+    s.user("turn 2: " + "please go on " * 20)
+    s.reply(15200, blocks(15000))
+    session = read_session([str(write(tmp_path, s.text()))])
+    return setting_for(session, {}, get_model("cache-clock"), True, 0, None, None, {})
+
+
+def test_a_codex_compaction_in_the_middle_of_a_turn_is_the_agents_own(tmp_path):
+    """Codex records no trigger: a compaction no human message follows is the agent's
+    own, whatever its size.  A policy on the recorded context takes it as recorded; one
+    with a context of its own (threshold:10 compacted at the turn end before) does not
+    compact there — no policy compacts in the middle of a turn but the agent."""
+    setting = codex_compacting_mid_turn(tmp_path)
+    (boundary,) = setting.session.compactions
+    assert setting.auto == 90000 and setting.trigger(boundary) == AUTO
+    runs = runs_of(setting, "recorded", "threshold:95", "threshold:10")
+    recorded = runs["recorded"]
+    follows = runs["threshold:95"]
+    assert [x.before for x in follows.compactions] == [x.before for x in recorded.compactions]
+    assert follows.comparable_cost == pytest.approx(recorded.comparable_cost, rel=1e-12)
+    turns = set(setting.session.turn_requests())
+    own = runs["threshold:10"].compactions
+    assert own and all(x.before in turns for x in own)
+
+
+def test_a_user_compacting_a_context_of_a_policys_own_compacts_it_then_its_way(tmp_path):
+    """At a user's /compact a policy whose context is its own compacts its own way, at
+    that moment (not when the next message comes, here on a cold cache) and keeping what
+    it keeps; the recorded one's time is the user's."""
+    built = turns_session([[8000, 6000]] * 5, compacted=3, trigger=MANUAL, waited=COLD)
+    session = read_session([str(write(tmp_path, built.text()))])
+    setting = setting_for(session, {"max_context": "200000"}, get_model("cache-clock"),
+                          False, 4000, None, None, {})
+    (boundary,) = session.compactions
+    run = Replay(setting, make_policy("threshold:15"), setting.events).run()
+    at = [x for x in run.compactions if x.time == boundary.time]
+    assert len(at) == 1 and at[0].kept_messages > 0
+    assert at[0].request.read > 0                          # the cache was still warm
+
+
+@pytest.mark.parametrize("what_if", [{"auto": (None, True)}, {"points": "request"},
+                                     {"auto": (200000.0, False)}])
+def test_the_agents_recorded_compaction_is_not_taken_where_the_setting_has_none(
+        what_if, tmp_path):
+    """With no automatic compaction (``--auto-compact-tokens off``, ``--compact-at
+    request``), or with its point given where the recording had not reached it, the
+    agent's recorded compaction is nobody's: a threshold above the context does not
+    compact there."""
+    built = turns_session([[8000, 6000]] * 5, compacted=3, trigger=AUTO)
+    session = read_session([str(write(tmp_path, built.text()))])
+    setting = setting_for(session, {"max_context": "200000"}, get_model("cache-clock"),
+                          True, 0, None, None, {}, **what_if)
+    run = Replay(setting, make_policy("threshold:90"), setting.events).run()
+    assert run.compactions == []
+
+
+@pytest.mark.parametrize("policy", ["dp", "threshold:95"])
+def test_only_the_recorded_context_is_compacted_by_the_agents_recorded_compaction(policy,
+                                                                                  tmp_path):
+    """Asked at the agent's recorded compaction, a policy takes it while its context is
+    the recorded one, and leaves it to its own point once its context is its own."""
+    setting, boundary = recorded_compaction(tmp_path, AUTO)
+    asked = make_policy(policy)
+    answers = []
+
+    class Asking(Policy):
+        """The policy, asked at the recorded compaction as it stands and as if its
+        context were its own."""
+        name = asked.name
+
+        def at_recorded(self, replay, request, boundary, trigger):
+            answers.append(asked.at_recorded(replay, request, boundary, trigger))
+            replay.diverged = True
+            answers.append(asked.at_recorded(replay, request, boundary, trigger))
+            replay.diverged = False
+            return answers[0]
+
+    Replay(setting, Asking(), setting.events).run()
+    taken, own = answers
+    assert taken is not None and own is None
+
+
+def test_dp_holds_the_agents_compaction_back_where_compacting_does_not_pay(tmp_path):
+    """Where its decision says compacting does not pay (here a summary dearer than
+    anything it could save), dp holds the agent's recorded compaction back, as the
+    PreCompact hook would, short of the hold limit: no compaction at all."""
+    built = turns_session([[8000, 6000]] * 5, compacted=3, trigger=AUTO)
+    session = read_session([str(write(tmp_path, built.text()))])
+    setting = setting_for(session, {"max_context": "200000", "S": "150000"},
+                          get_model("cache-clock"), True, 0, None, None, {})
+    assert setting.hold_limit > 100000
+    run = Replay(setting, make_policy("dp"), setting.events).run()
+    assert run.compactions == []

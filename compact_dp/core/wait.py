@@ -45,9 +45,10 @@ HUGE_REACH = 64.0       # ... and never past this many times R
 # The uncertainty hold's low end, R e^(−LOW_END σ): how far short of the forecast a
 # compaction must still pay.  Measured, not derived (docs/backtest.md, 2026-12-06): over
 # the corpus leave-one-project-out, half σ left dp cheaper in its objective and in dollars
-# than the whole σ and than a quarter, in the walk-forward, profile-alone and in-sample
-# runs alike; with none dp was worse than recorded most often.  (The wait's hold keeps
-# the whole σ: halved there, dp waited where it should not have.)
+# than none, a quarter, three quarters or the whole σ (walk-forward), and than the whole σ
+# in the profile-alone and in-sample runs too; with none dp was worse than recorded most
+# often.  (The wait's hold keeps the whole σ: halved there, dp waited where it should
+# not have.)
 LOW_END = 0.5
 
 

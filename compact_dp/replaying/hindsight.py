@@ -27,7 +27,7 @@ from ..agents import RECORDED as AT_RECORDED
 from ..agents import REQUEST, TURN
 from ..core.models import derive
 from ..core.scan import Conversation
-from ..sessions.session import Request
+from ..sessions.session import Compaction, Request
 from .policies import Compact, Policy, SchedulePolicy, stats_values
 from .setting import Setting
 from .simulate import Position, Replay
@@ -94,7 +94,8 @@ class Sweep(Policy):
     def at_turn_end(self, replay: State, request: Request) -> Compact | None:
         return self._point(replay, request, TURN_END)
 
-    def at_recorded(self, replay: State, request: Request, trigger: str) -> Compact | None:
+    def at_recorded(self, replay: State, request: Request, boundary: Compaction,
+                    trigger: str) -> Compact | None:
         return self._point(replay, request, RECORDED)
 
     def before_request(self, replay: State, request: Request) -> Compact | None:

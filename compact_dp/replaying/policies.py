@@ -23,7 +23,7 @@ from ..core.awkvalue import AwkValue
 from ..core.decision import turn_keep
 from ..errors import UsageError
 from ..question import context_growth
-from ..sessions.session import USER, Request
+from ..sessions.session import USER, Compaction, Request
 from .billing import warm
 
 TYPE_CHECKING = False
@@ -99,11 +99,12 @@ class Policy:
     def before_request(self, replay: State, request: Request) -> Compact | None:
         return None
 
-    def at_recorded(self, replay: State, request: Request, trigger: str) -> Compact | None:
-        """Where the recording compacted (before ``request``), set off by ``trigger``
-        (agents.AUTO: the agent by itself; MANUAL: a user at the prompt): compact there
-        too?  Where the policy's context is still the recorded one, its yes is the recorded
-        compaction, billed as recorded."""
+    def at_recorded(self, replay: State, request: Request, boundary: Compaction,
+                    trigger: str) -> Compact | None:
+        """Where the recording compacted (``boundary``, before ``request``), set off by
+        ``trigger`` (agents.AUTO: the agent by itself; MANUAL: a user at the prompt):
+        compact there too?  Where the policy's context is still the recorded one, its yes
+        is the recorded compaction, billed as recorded."""
         return None
 
 
@@ -177,20 +178,22 @@ class DpPolicy(Policy):
     def at_turn_end(self, replay: State, request: Request) -> Compact | None:
         return self._decide(replay, request, turn_end=True)
 
-    def at_recorded(self, replay: State, request: Request, trigger: str) -> Compact | None:
+    def at_recorded(self, replay: State, request: Request, boundary: Compaction,
+                    trigger: str) -> Compact | None:
         """A user at the prompt typed ``/compact``: asked as the status line shows it
-        there.  The agent compacting by itself, on the recorded context: let it, unless
-        the decision holds it back (as the PreCompact hook would) short of the hold
-        limit; on a context of dp's own, its own point decides (``before_request``)."""
+        there.  The agent compacting by itself, on the recorded context and where it
+        would in this setting (``Setting.agent_compacts``): let it, unless the decision
+        holds it back (as the PreCompact hook would) short of the hold limit; on a
+        context of dp's own, its own point decides (``before_request``)."""
         if trigger == MANUAL:
             return self._decide(replay, request)
-        if replay.diverged:
-            return None
         s = replay.setting
-        if self._decide(replay, request) is not None or \
-                replay.prompt_now(request) >= s.hold_limit:
+        prompt = replay.prompt_now(request)
+        if replay.diverged or not s.agent_compacts(boundary, prompt):
+            return None
+        if self._decide(replay, request) is not None:
             return Compact(0)
-        return None
+        return Compact(0, True) if prompt >= s.hold_limit else None
 
     def before_request(self, replay: State, request: Request) -> Compact | None:
         s = replay.setting
@@ -239,12 +242,17 @@ class ThresholdPolicy(Policy):
             return None
         return self._compact(replay)
 
-    def at_recorded(self, replay: State, request: Request, trigger: str) -> Compact | None:
+    def at_recorded(self, replay: State, request: Request, boundary: Compaction,
+                    trigger: str) -> Compact | None:
         """A user at the prompt typed ``/compact``: past P %, so does this one.  The
-        agent compacting by itself on the recorded context: nothing holds it back."""
+        agent compacting by itself on the recorded context, where it would in this
+        setting: nothing holds it back."""
         if trigger == MANUAL:
             return self.at_turn_end(replay, request)
-        return None if replay.diverged else Compact(0)
+        if replay.diverged or not replay.setting.agent_compacts(
+                boundary, replay.prompt_now(request)):
+            return None
+        return Compact(0, True)
 
     def before_request(self, replay: State, request: Request) -> Compact | None:
         s = replay.setting
@@ -291,7 +299,8 @@ class SchedulePolicy(Policy):
             return None
         return Compact(0, at=self.at.get(replay.index))
 
-    def at_recorded(self, replay: State, request: Request, trigger: str) -> Compact | None:
+    def at_recorded(self, replay: State, request: Request, boundary: Compaction,
+                    trigger: str) -> Compact | None:
         return Compact(0) if (replay.index, RECORDED) in self.points else None
 
     def before_request(self, replay: State, request: Request) -> Compact | None:

@@ -71,6 +71,7 @@ class Setting:
         self._lookups: tuple[dict[int, Compaction], set[int], dict[int, list[float]]] | None \
             = None
         self._triggers: dict[int, str] | None = None
+        self._pre_tokens: dict[int, float] = {}
         first = next((p for p in session.segment_prefixes if p is not None), None)
         self.V0: float = values["V"].num if first is None else first
         self.hidden = 0.0       # history before the first message (a part-way start)
@@ -99,20 +100,45 @@ class Setting:
                            touches)
         return self._lookups
 
-    def trigger(self, boundary: Compaction, prompt: float) -> str:
+    def trigger(self, boundary: Compaction) -> str:
         """What set a recorded compaction off: ``auto`` (the agent, by itself) or
         ``manual`` (a user at the prompt, typing ``/compact``), as the compaction recorded
-        it (Claude Code's ``compactMetadata``); where it recorded nothing (Codex), ``auto``
-        when its prompt had reached the agent's own point."""
+        it (Claude Code's ``compactMetadata``); where it recorded nothing (Codex), the
+        recording's shape says: a user's when a human message follows it before the next
+        request (a turn end), else the agent's own, in the middle of a turn.  Worked out
+        once, from the recording: the same for every policy."""
         if self._triggers is None:
             session = self.session
             marks = session.marks if len(session.marks) == len(session.compactions) else []
-            self._triggers = {c.at: m.trigger for c, m in zip(session.compactions, marks)
-                              if m.trigger in (AUTO, MANUAL)}
-        found = self._triggers.get(boundary.at)
-        if found is not None:
-            return found
-        return AUTO if self.auto is not None and prompt >= self.auto else MANUAL
+            said = {c.at: m for c, m in zip(session.compactions, marks)}
+            turns = set(session.turn_requests())
+            requests = session.requests
+            self._triggers = {}
+            for c in session.compactions:
+                mark = said.get(c.at)
+                found = mark.trigger if mark is not None else None
+                if found not in (AUTO, MANUAL):
+                    after = next((j for j, r in enumerate(requests) if r.seen > c.at), None)
+                    found = MANUAL if after in turns else AUTO
+                self._triggers[c.at] = found
+                if mark is not None and mark.pre_tokens:
+                    self._pre_tokens[c.at] = float(mark.pre_tokens)
+        return self._triggers.get(boundary.at, AUTO)
+
+    def agent_compacts(self, boundary: Compaction, prompt: float) -> bool:
+        """Whether the agent makes a recorded automatic compaction by itself in this
+        replay's setting too: it compacts by itself at all, and the context had reached
+        its point — as the compaction measured itself (Claude Code's ``preTokens``), else
+        as ``prompt`` (the recorded context's here) measures it where the point is a
+        what-if the caller gave, else it did (the point is the session's own: Codex's
+        own count of a prompt runs ahead of compact-dp's)."""
+        if self.auto is None:
+            return False
+        self.trigger(boundary)                  # the recorded figures, worked out once
+        pre = self._pre_tokens.get(boundary.at)
+        if pre is not None:
+            return pre >= self.auto
+        return self.world.own_auto or prompt >= self.auto
 
     def prices(self, model: str | None) -> Prices:
         """The request's model's prices: --price, else the table (for a request that names

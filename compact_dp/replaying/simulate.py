@@ -283,15 +283,18 @@ class Replay:
         if self.policy.recorded:
             self._compact(request, 0, False, recorded=usage, boundary=boundary)
             return
-        trigger = self.setting.trigger(boundary, self.prompt_now(request))
-        decision = self.policy.at_recorded(self, request, trigger)
+        trigger = self.setting.trigger(boundary)
+        decision = self.policy.at_recorded(self, request, boundary, trigger)
         if decision is not None and not self.diverged:
-            self._compact(request, 0, False, recorded=usage, boundary=boundary, as_recorded=True)
+            self._compact(request, 0, decision.forced, recorded=usage, boundary=boundary,
+                          as_recorded=True)
             return
         self.diverged = True
         self.skip_context = True
-        if decision is not None and self.context.count:
-            self._compact(request, 0, decision.forced)
+        if decision is not None:
+            # its own compaction, of its own context (keeping what it says), then
+            decision.at = boundary.time if decision.at is None else decision.at
+            self._offer(decision, request)
 
     def summary_bill(self, request: Request, keep: int = 0, recorded: Request | None = None,
                      boundary: Compaction | None = None, as_recorded: bool = False,
