@@ -55,6 +55,7 @@ class World:
         self.window_known = True                   # False: nothing said it (the default)
         self.windows: dict[str, float] = {}        # per model, where it differs
         self.auto_compact_tokens: float | None = None
+        self.auto_from_window = False              # the point is the agent's rule for it
         self.ttl: str | None = None                # None: each request's, as recorded
         self.keeps = "none"
         self.kept_messages: int | None = None      # what recorded compactions kept
@@ -78,12 +79,13 @@ class World:
 
     @property
     def own_auto(self) -> bool:
-        """The automatic compaction point is the session's own — learned from it, or its
-        agent's rule for its own window — not a what-if the caller gave (a point, or a
-        window it follows from): so the recording's automatic compactions are where the
-        agent compacts in this setting too."""
-        return self.auto_compact_tokens is not None and GIVEN not in (
-            self.sources.get("auto_compact_tokens"), self.sources.get("context_window"))
+        """The automatic compaction point is the session's own — learned from it, the
+        limit it reported, or its agent's rule for its own window — not a what-if the
+        caller gave (a point, or a window the rule took it from): so the recording's
+        automatic compactions are where the agent compacts in this setting too."""
+        return self.auto_compact_tokens is not None and \
+            self.sources.get("auto_compact_tokens") != GIVEN and \
+            not (self.auto_from_window and self.sources.get("context_window") == GIVEN)
 
     def record(self) -> dict[str, object]:
         """The ``setting`` object of ``--json`` (docs/replay.md)."""
@@ -226,6 +228,7 @@ def _auto(world: World, session: Session, given: Given, env: Mapping[str, str]) 
         return
     world.auto_compact_tokens = point
     world.sources["auto_compact_tokens"] = words
+    world.auto_from_window = True
 
 
 def _ttl(world: World, session: Session, given: Given, known: Mapping[str, Prices | None],

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from compact_dp.agents import REQUEST, TURN
+from compact_dp.agents import RECORDED, REQUEST, TURN
 from compact_dp.core.models import get_model
 from compact_dp.replaying.hindsight import Penalties, best_schedule
 from compact_dp.replaying.policies import Compact, SchedulePolicy
@@ -46,7 +46,9 @@ def setting_of(path: Path, window: float):
 
 # --- brute force ------------------------------------------------------------------------------
 
-ORDER = {TURN: 0, REQUEST: 1}        # at a turn end comes before, before the request
+# where the recording compacted comes first (as its messages arrive), then a turn end
+# (its human message), then before the request
+ORDER = {RECORDED: -1, TURN: 0, REQUEST: 1}
 
 
 class Permitted(SchedulePolicy):
@@ -84,11 +86,16 @@ class Permitted(SchedulePolicy):
 
 
 def candidates(setting) -> list[tuple[int, str]]:
-    """Every place a compaction might go, in the order of the session: each turn end
-    (where the agent compacts at them), and before each request."""
+    """Every place a compaction might go, in the order of the session: where the
+    recording compacted (hindsight may take the recorded compaction, billed as recorded),
+    each turn end (where the agent compacts at them), and before each request."""
     session = setting.session
     ends = session.turn_requests() if setting.points == TURN else []
-    points = [(j, TURN) for j in ends] + [(j, REQUEST) for j in range(len(session.requests))]
+    requests = session.requests
+    recorded = [next(j for j, r in enumerate(requests) if r.seen > c.at)
+                for c in session.compactions if requests[-1].seen > c.at]
+    points = [(j, RECORDED) for j in recorded] + [(j, TURN) for j in ends] + \
+        [(j, REQUEST) for j in range(len(requests))]
     return sorted(points, key=lambda p: (p[0], ORDER[p[1]]))
 
 

@@ -1044,7 +1044,7 @@ def test_hindsight_takes_a_better_schedule_as_its_own_whatever_the_build():
     assert (dp.policy, dp.schedule_of) == ("dp", None)
 
 
-def codex_compacting_mid_turn(tmp_path):
+def codex_compacting_mid_turn(tmp_path, params: dict | None = None):
     """A Codex rollout (window 100,000: the agent's own point 90,000) whose agent
     compacts by itself in the middle of its second turn, at about 58,000 tokens — below
     the point as compact-dp counts it, as real rollouts do — and goes on with its tool
@@ -1066,7 +1066,8 @@ def codex_compacting_mid_turn(tmp_path):
     s.user("turn 2: " + "please go on " * 20)
     s.reply(15200, blocks(15000))
     session = read_session([str(write(tmp_path, s.text()))])
-    return setting_for(session, {}, get_model("cache-clock"), True, 0, None, None, {})
+    return setting_for(session, params or {}, get_model("cache-clock"), True, 0, None, None,
+                       {})
 
 
 def test_a_codex_compaction_in_the_middle_of_a_turn_is_the_agents_own(tmp_path):
@@ -1155,3 +1156,85 @@ def test_dp_holds_the_agents_compaction_back_where_compacting_does_not_pay(tmp_p
     assert setting.hold_limit > 100000
     run = Replay(setting, make_policy("dp"), setting.events).run()
     assert run.compactions == []
+
+
+def test_a_recorded_summary_request_reads_the_context_it_ends(tmp_path):
+    """The summary request of a recorded compaction whose bill the file lacks reads the
+    context it summarises: the last prompt before it, what arrived since and the
+    instruction — not the next context's prefix (which holds the summary itself), and
+    in a session begun part-way, the history before the file too.  A policy taking that
+    compaction on the recorded context is billed the same."""
+    plain = turns_session([[8000, 6000]] * 5, compacted=3, trigger=MANUAL)
+    part_way = turns_session([[8000, 6000]] * 5, compacted=3, trigger=MANUAL, start=120000)
+    # thresholds first passed where the user compacted (54,000 and 154,000 tokens)
+    for name, built, taker in (("plain", plain, "threshold:25"),
+                               ("part-way", part_way, "threshold:75")):
+        session = read_session([str(write(tmp_path, built.text(), f"{name}.jsonl"))])
+        setting = setting_for(session, {"max_context": "200000"}, get_model("cache-clock"),
+                              True, 0, None, None, {})
+        (boundary,) = session.compactions
+        j = next(j for j, r in enumerate(session.requests) if r.seen > boundary.at)
+        last = session.requests[j - 1]
+        arrived = sum(session.tokens[last.seen:boundary.at])
+        runs = runs_of(setting, "recorded", taker)
+        (c,) = runs["recorded"].compactions
+        assert c.request.prompt == last.usage.prompt + arrived + L_INSTR, name
+        (taken,) = [x for x in runs[taker].compactions if x.before == c.before]
+        assert (taken.time, taken.request.prompt) == (c.time, c.request.prompt), name
+    assert setting.hidden > 0                              # the part-way one was
+
+
+def test_a_compaction_that_records_no_trigger_is_told_by_where_the_human_message_is(
+        tmp_path):
+    """Without a recorded trigger: a human message after the compaction, before the next
+    request, was a user at the prompt (a /compact, also before the first request); one
+    before it in the same gap was the agent compacting as the prompt was submitted."""
+    def built(order: list[str]):
+        s = ClaudeSession()
+        s.user("first task " * 40)
+        s.response([text("Done. " * 40)], (3, 20000, 0))
+        for step in order:
+            if step == "boundary":
+                s.boundary(trigger=None, pre_tokens=20500)
+                s.summary()
+            else:
+                s.user("next task " * 40)
+        s.response([text("Done. " * 40)], (3, 6000, 0))
+        session = read_session([str(write(tmp_path, s.text(), f"{len(order)}-{order[0]}.jsonl"))])
+        setting = setting_for(session, {"max_context": "200000"}, get_model("cache-clock"),
+                              True, 0, None, None, {})
+        return setting, session.compactions[0]
+    setting, boundary = built(["boundary", "user"])
+    assert setting.trigger(boundary) == MANUAL
+    setting, boundary = built(["user", "boundary"])
+    assert setting.trigger(boundary) == AUTO
+
+
+def test_a_codex_agent_compacting_at_its_own_point_is_not_held_back(tmp_path):
+    """Codex has no hook to hold its compaction back (its hold limit is its own point):
+    dp on the recorded context takes the agent's compaction as recorded where its own
+    decision would not have compacted (here a summary dearer than anything it saves),
+    even though replay's count of the context is below the point."""
+    setting = codex_compacting_mid_turn(tmp_path, {"S": "60000"})
+    (boundary,) = setting.session.compactions
+    assert setting.hold_limit == setting.auto
+    run = runs_of(setting, "dp")["dp"]
+    assert [(x.time, x.forced) for x in run.compactions] == [(boundary.time, True)]
+
+
+def test_a_window_given_leaves_a_point_the_session_reported_its_own(tmp_path):
+    """A Codex rollout that reports its automatic compaction limit keeps it whatever
+    window the caller gives: its recorded compactions are the agent's own still; a point
+    taken from the window by the agent's rule is a what-if once the window is given."""
+    from compact_dp.world import Given, learn
+    s = CodexRollout(window=100000)
+    s.line("turn_context", {"cwd": "/p", "model": "gpt-5.1-codex",
+                            "model_auto_compact_token_limit": 50000})
+    s.context()
+    s.user("task " * 40)
+    s.reply(12000, 0)
+    session = read_session([str(write(tmp_path, s.text()))])
+    assert learn(session, Given(context_window=100000)).own_auto
+    assert learn(session).own_auto
+    plain = codex_compacting_mid_turn(tmp_path).session
+    assert learn(plain).own_auto and not learn(plain, Given(context_window=100000)).own_auto

@@ -10,7 +10,7 @@ from ..core.awkvalue import AwkValue
 from ..core.models import Model
 from ..pricing.table import Prices, defaults, find
 from ..question import Asker
-from ..sessions.session import Compaction, Request, Session
+from ..sessions.session import USER, Compaction, Request, Session
 from ..world import World
 
 TYPE_CHECKING = False
@@ -72,6 +72,7 @@ class Setting:
             = None
         self._triggers: dict[int, str] | None = None
         self._pre_tokens: dict[int, float] = {}
+        self._ordinals: dict[int, int] = {}
         first = next((p for p in session.segment_prefixes if p is not None), None)
         self.V0: float = values["V"].num if first is None else first
         self.hidden = 0.0       # history before the first message (a part-way start)
@@ -105,40 +106,57 @@ class Setting:
         ``manual`` (a user at the prompt, typing ``/compact``), as the compaction recorded
         it (Claude Code's ``compactMetadata``); where it recorded nothing (Codex), the
         recording's shape says: a user's when a human message follows it before the next
-        request (a turn end), else the agent's own, in the middle of a turn.  Worked out
-        once, from the recording: the same for every policy."""
+        request (a turn end), else the agent's own (in the middle of a turn, or as a
+        prompt was submitted).  Worked out once, from the recording: the same for every
+        policy."""
         if self._triggers is None:
             session = self.session
             marks = session.marks if len(session.marks) == len(session.compactions) else []
             said = {c.at: m for c, m in zip(session.compactions, marks)}
-            turns = set(session.turn_requests())
-            requests = session.requests
+            kinds, requests = session.kinds, session.requests
             self._triggers = {}
-            for c in session.compactions:
+            for k, c in enumerate(session.compactions):
+                self._ordinals[c.at] = k
                 mark = said.get(c.at)
                 found = mark.trigger if mark is not None else None
                 if found not in (AUTO, MANUAL):
-                    after = next((j for j, r in enumerate(requests) if r.seen > c.at), None)
-                    found = MANUAL if after in turns else AUTO
+                    end = next((r.seen for r in requests if r.seen > c.at), len(kinds))
+                    found = MANUAL if USER in kinds[c.at:end] else AUTO
                 self._triggers[c.at] = found
                 if mark is not None and mark.pre_tokens:
                     self._pre_tokens[c.at] = float(mark.pre_tokens)
         return self._triggers.get(boundary.at, AUTO)
 
-    def agent_compacts(self, boundary: Compaction, prompt: float) -> bool:
-        """Whether the agent makes a recorded automatic compaction by itself in this
-        replay's setting too: it compacts by itself at all, and the context had reached
-        its point — as the compaction measured itself (Claude Code's ``preTokens``), else
-        as ``prompt`` (the recorded context's here) measures it where the point is a
-        what-if the caller gave, else it did (the point is the session's own: Codex's
-        own count of a prompt runs ahead of compact-dp's)."""
-        if self.auto is None:
-            return False
+    def recorded_size(self, boundary: Compaction, prompt: float) -> float:
+        """The context a recorded automatic compaction went off at: as it measured itself
+        (Claude Code's ``preTokens``); else, where the point is the session's own, at least
+        that point (the agent compacted there by itself: Codex's count of a prompt runs
+        ahead of replay's); else ``prompt``, replay's count of the recorded context."""
         self.trigger(boundary)                  # the recorded figures, worked out once
         pre = self._pre_tokens.get(boundary.at)
         if pre is not None:
-            return pre >= self.auto
-        return self.world.own_auto or prompt >= self.auto
+            return pre
+        if self.auto is not None and self.world.own_auto:
+            return max(prompt, self.auto)
+        return prompt
+
+    def agent_compacts(self, boundary: Compaction, prompt: float) -> bool:
+        """Whether the agent makes a recorded automatic compaction by itself in this
+        replay's setting too: it compacts by itself at all, and the context had reached
+        its point (``recorded_size``)."""
+        return self.auto is not None and self.recorded_size(boundary, prompt) >= self.auto
+
+    def compacted_prefix(self, boundary: Compaction) -> float:
+        """V of the context a recorded compaction summarised, as recorded: the prefix of
+        the context it ends, which in a session begun part-way holds the history before
+        the file (``recorded_prefix`` of the request after it is the next context's)."""
+        self.trigger(boundary)
+        k = self._ordinals.get(boundary.at, 0)
+        prefixes = self.session.segment_prefixes
+        found = prefixes[k] if k < len(prefixes) else None
+        if found is not None:
+            return found
+        return self.V0 + (self.hidden if k == 0 else 0.0)
 
     def prices(self, model: str | None) -> Prices:
         """The request's model's prices: --price, else the table (for a request that names

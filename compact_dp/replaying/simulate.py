@@ -314,7 +314,10 @@ class Replay:
             return self._charge(self.compactions, time, model, u.prompt, u.read, u.ttl,
                                 s.S, uncached=u.input, write_1h=u.write_1h)
         recording = self.policy.recorded or as_recorded
-        prefix = s.recorded_prefix(request) if recording else self.prefix_now(request)
+        # the prefix of the context summarised: the recorded one's where this run's is the
+        # recorded (another policy's still holds the history before a part-way file)
+        prefix = s.compacted_prefix(boundary) if self.policy.recorded and \
+            boundary is not None else self.prefix_now(request)
         prompt = prefix + self.context.dropped(keep) + L_INSTR
         read = readable(self.caches.get(s.cache_key(model)), time, prompt, s.prices(model))
         billed = self._charge(self.compactions, time, model, prompt, read, self.ttl, s.S)
