@@ -44,11 +44,11 @@ SURVIVAL = 4.0          # moments weighed up to where the session goes on with c
 HUGE_REACH = 64.0       # ... and never past this many times R
 # The uncertainty hold's low end, R e^(−LOW_END σ): how far short of the forecast a
 # compaction must still pay.  Measured, not derived (docs/backtest.md, 2026-12-06): over
-# the corpus leave-one-project-out, half σ left dp cheaper in its objective and in dollars
-# than none, a quarter, three quarters or the whole σ (walk-forward), and than the whole σ
-# in the profile-alone and in-sample runs too; with none dp was worse than recorded most
-# often.  (The wait's hold keeps the whole σ: halved there, dp waited where it should
-# not have.)
+# the corpus leave-one-project-out, half σ saved the most dollars against what was
+# recorded of none, a quarter, three quarters and the whole σ, walk-forward, profile-alone
+# and in-sample, and the most in dp's objective but walk-forward (where three quarters
+# saved as much); with none dp was worse than recorded most often.  (The wait's hold
+# keeps the whole σ: halved there, dp waited where it should not have.)
 LOW_END = 0.5
 
 
