@@ -34,7 +34,7 @@ from .pricing.table import Prices, defaults, find
 from .sessions.session import USER, Aftermath, Session
 from .sessions.sizing import share
 from .views.words import count
-from .world import Given, World, learn
+from .world import GIVEN, Given, World, learn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,8 +42,8 @@ if TYPE_CHECKING:
 
     from .calibration.project import Evidence, History
 
-GIVEN, SESSION, PRICES, ENV, PROFILE, DEFAULT = ("given", "session", "prices", "env",
-                                                 "profile", "default")
+# where a value came from (GIVEN, the caller, is the world's word too)
+SESSION, PRICES, ENV, PROFILE, DEFAULT = ("session", "prices", "env", "profile", "default")
 KEEP_MODES = ("auto", "best", "none")
 STAT_WORDS = {"t": "user turns", "total_requests": "API requests",
               "total_compact": "compactions", "total_input": "recorded prompt tokens",

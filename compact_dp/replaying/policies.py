@@ -188,12 +188,12 @@ class DpPolicy(Policy):
         if trigger == MANUAL:
             return self._decide(replay, request)
         s = replay.setting
-        if replay.diverged or not s.agent_compacts(boundary, replay.prompt_now(request)):
+        prompt = replay.prompt_now(request)
+        if replay.diverged or not s.agent_compacts(boundary, prompt):
             return None
         if self._decide(replay, request) is not None:
             return Compact(0)
-        size = s.recorded_size(boundary, replay.prompt_now(request))
-        return Compact(0, True) if size >= s.hold_limit else None
+        return Compact(0, True) if s.recorded_size(boundary, prompt) >= s.hold_limit else None
 
     def before_request(self, replay: State, request: Request) -> Compact | None:
         s = replay.setting

@@ -19,6 +19,11 @@ if TYPE_CHECKING:
 
 
 
+# a recorded compaction as replay takes it: its place among the session's compactions,
+# what set it off (agents.AUTO or MANUAL) and its own count of the context (None: none)
+Recorded = tuple[int, str, "float | None"]
+
+
 class Restart:
     """What a compaction leaves: the tokens of the new context before any kept message
     (the fixed prefix, the summary and what the agent re-injects) and how many of them are
@@ -70,9 +75,7 @@ class Setting:
         self._prices: dict[str | None, Prices] = {}
         self._lookups: tuple[dict[int, Compaction], set[int], dict[int, list[float]]] | None \
             = None
-        self._triggers: dict[int, str] | None = None
-        self._pre_tokens: dict[int, float] = {}
-        self._ordinals: dict[int, int] = {}
+        self._compactions: dict[int, Recorded] | None = None
         first = next((p for p in session.segment_prefixes if p is not None), None)
         self.V0: float = values["V"].num if first is None else first
         self.hidden = 0.0       # history before the first message (a part-way start)
@@ -101,39 +104,39 @@ class Setting:
                            touches)
         return self._lookups
 
-    def trigger(self, boundary: Compaction) -> str:
-        """What set a recorded compaction off: ``auto`` (the agent, by itself) or
-        ``manual`` (a user at the prompt, typing ``/compact``), as the compaction recorded
-        it (Claude Code's ``compactMetadata``); where it recorded nothing (Codex), the
-        recording's shape says: a user's when a human message follows it before the next
-        request (a turn end), else the agent's own (in the middle of a turn, or as a
-        prompt was submitted).  Worked out once, from the recording: the same for every
-        policy."""
-        if self._triggers is None:
+    def _recorded(self, boundary: Compaction) -> Recorded:
+        """What a recorded compaction showed of itself, worked out once for the session
+        from the recording (the same for every policy): which it is, what set it off and
+        the context it went off at, as it measured it (Claude Code's ``preTokens``).
+        Without a recorded trigger (Codex), a human message after it and before the next
+        request makes it a user's ``/compact``; else it is the agent's own (in the middle
+        of a turn, or as a prompt was submitted)."""
+        if self._compactions is None:
             session = self.session
-            marks = session.marks if len(session.marks) == len(session.compactions) else []
-            said = {c.at: m for c, m in zip(session.compactions, marks)}
+            marks = session.marks if len(session.marks) == len(session.compactions) else \
+                [None] * len(session.compactions)
             kinds, requests = session.kinds, session.requests
-            self._triggers = {}
-            for k, c in enumerate(session.compactions):
-                self._ordinals[c.at] = k
-                mark = said.get(c.at)
-                found = mark.trigger if mark is not None else None
-                if found not in (AUTO, MANUAL):
+            self._compactions = {}
+            for k, (c, mark) in enumerate(zip(session.compactions, marks)):
+                trigger = mark.trigger if mark is not None else None
+                if trigger not in (AUTO, MANUAL):
                     end = next((r.seen for r in requests if r.seen > c.at), len(kinds))
-                    found = MANUAL if USER in kinds[c.at:end] else AUTO
-                self._triggers[c.at] = found
-                if mark is not None and mark.pre_tokens:
-                    self._pre_tokens[c.at] = float(mark.pre_tokens)
-        return self._triggers.get(boundary.at, AUTO)
+                    trigger = MANUAL if USER in kinds[c.at:end] else AUTO
+                pre = float(mark.pre_tokens) if mark is not None and mark.pre_tokens else None
+                self._compactions[c.at] = (k, trigger, pre)
+        return self._compactions.get(boundary.at, (0, AUTO, None))
+
+    def trigger(self, boundary: Compaction) -> str:
+        """What set a recorded compaction off: agents.AUTO (the agent, by itself) or
+        MANUAL (a user at the prompt, typing ``/compact``)."""
+        return self._recorded(boundary)[1]
 
     def recorded_size(self, boundary: Compaction, prompt: float) -> float:
-        """The context a recorded automatic compaction went off at: as it measured itself
-        (Claude Code's ``preTokens``); else, where the point is the session's own, at least
-        that point (the agent compacted there by itself: Codex's count of a prompt runs
-        ahead of replay's); else ``prompt``, replay's count of the recorded context."""
-        self.trigger(boundary)                  # the recorded figures, worked out once
-        pre = self._pre_tokens.get(boundary.at)
+        """The context a recorded automatic compaction went off at: as it measured itself;
+        else, where the point is the session's own, at least that point (the agent
+        compacted there by itself: Codex's count of a prompt runs ahead of replay's);
+        else ``prompt``, replay's count of the recorded context."""
+        pre = self._recorded(boundary)[2]
         if pre is not None:
             return pre
         if self.auto is not None and self.world.own_auto:
@@ -150,8 +153,7 @@ class Setting:
         """V of the context a recorded compaction summarised, as recorded: the prefix of
         the context it ends, which in a session begun part-way holds the history before
         the file (``recorded_prefix`` of the request after it is the next context's)."""
-        self.trigger(boundary)
-        k = self._ordinals.get(boundary.at, 0)
+        k = self._recorded(boundary)[0]
         prefixes = self.session.segment_prefixes
         found = prefixes[k] if k < len(prefixes) else None
         if found is not None:

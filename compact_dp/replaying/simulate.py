@@ -292,8 +292,8 @@ class Replay:
         self.diverged = True
         self.skip_context = True
         if decision is not None:
-            # its own compaction, of its own context (keeping what it says), then
-            decision.at = boundary.time if decision.at is None else decision.at
+            if decision.at is None:           # its own compaction, of its own context, then
+                decision.at = boundary.time
             self._offer(decision, request)
 
     def summary_bill(self, request: Request, keep: int = 0, recorded: Request | None = None,
