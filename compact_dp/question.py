@@ -233,6 +233,22 @@ class Asker:
         # (first request index, S and what compactions left), in order
         self.known = known or []
 
+    def told_the_end(self, total: int) -> Asker:
+        """This asker told how many requests the session really makes (``total``): R is
+        what really remains, and the schedule knows the session ends there — no forecast,
+        so no end chance and no hold inside the forecast's error.  Replay's ``dp:known``
+        asks it, to tell what the forecast costs dp from what the model does."""
+        def remaining(j: float) -> tuple[float, str]:
+            return (max(1.0, total - j),
+                    f"known: {count(total, 'request')} in the session, "
+                    f"{count(round(j), 'request')} made so far")
+        o = self.outlook
+        outlook = None if o is None else Outlook(
+            o.growth, o.auto, o.hold, o.retention, None, o.cache_left, o.compaction_seconds,
+            o.compaction_source, o.requests, o.exponent, end_known=True)
+        return Asker(self.model, self.values, self.whole, remaining, None, outlook,
+                     self.known)
+
     def known_at(self, index: int) -> dict[str, float]:
         """S and what compactions left, as the decision before request ``index`` knew them
         (no look at compactions still to come)."""
@@ -269,7 +285,7 @@ class Asker:
             # the cache's state and the compaction's duration change no answer, only what
             # the views say: left out
             outlook = Outlook(growth, o.auto, o.hold, o.retention, o.log_error,
-                              requests=requests, exponent=o.exponent)
+                              requests=requests, exponent=o.exponent, end_known=o.end_known)
         return Ask(self.model, values, policy, whole=self.whole, p_write=p_write, cold=cold,
                    horizon=horizon, unit=unit, words=words, end_chance=ending,
                    outlook=outlook)

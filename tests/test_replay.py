@@ -684,7 +684,8 @@ def test_replay_writes_one_svg_per_session(tmp_path):
 
 
 @pytest.mark.parametrize("args, words", [
-    (["replay", "--policy", "sometimes", "x.jsonl"], ["unknown policy"]),
+    (["replay", "--policy", "sometimes", "x.jsonl"], ["unknown policy", "dp:known"]),
+    (["replay", "--policy", "dp:knows", "x.jsonl"], ["unknown policy"]),
     (["replay", "--policy", "threshold:120", str(INPUTS / "syn_12.jsonl")], ["threshold"]),
     (["replay", "missing.jsonl"], ["missing.jsonl"]),
     (["replay"], ["FILE"]),
@@ -1002,6 +1003,52 @@ def test_the_agents_own_compaction_is_the_recorded_one_for_a_policy_that_lets_it
         assert [(x.before, x.time) for x in run.compactions] == \
             [(x.before, x.time) for x in recorded.compactions], name
         assert run.comparable_cost == pytest.approx(recorded.comparable_cost, rel=1e-12)
+
+
+# --- dp told the end (dp:known) -------------------------------------------------------------
+
+@pytest.mark.parametrize("requests", [3, 8, 40])
+def test_dp_told_the_end_asks_with_what_really_remains(tmp_path, requests):
+    """dp:known's question is the setting's, but R at j requests made is the session's
+    requests less j, the schedule knows the session ends there, and no forecast error or
+    end chance is left to weigh; dp's own question keeps its forecast."""
+    built = turns_session([[30000, 20000]] * 4)
+    setting = setting_for(read_session([str(write(tmp_path, built.text()))]),
+                          {"max_context": "1000000"}, get_model("cache-clock"), True, 0,
+                          None, None, {"COMPACT_DP_PROFILE": "none"})
+    told = setting.asker.told_the_end(requests)
+    for j in (0.0, 2.0, 7.0, 39.0):
+        assert told.forecast(j)[0] == max(1.0, requests - j)
+        assert setting.asker.forecast(j)[0] > 10      # the profile's forecast: dozens
+    assert told.ender is None and setting.asker.ender is not None
+    assert told.outlook.end_known and told.outlook.log_error is None
+    asked = told.ask(told.values, None, p_write=None, cold=False, requests=2.0, turns=2.0,
+                     growth=5000.0)                    # at a moment: the outlook rebuilt
+    assert asked.horizon[0] == max(1.0, requests - 2.0)
+    assert asked.outlook.end_known and asked.outlook.growth == 5000.0
+    assert not setting.asker.ask(told.values, None, p_write=None, cold=False, requests=2.0,
+                                 turns=2.0, growth=5000.0).outlook.end_known
+    assert not setting.asker.outlook.end_known and setting.asker.outlook.log_error
+    assert (told.values, told.known, told.model) == \
+        (setting.asker.values, setting.asker.known, setting.asker.model)
+    policy = make_policy("dp:known")
+    assert policy.asker(setting) is policy.asker(setting)     # told once per setting
+    assert make_policy("dp").asker(setting) is None
+
+
+def test_dp_told_that_the_session_ends_soon_does_not_compact(tmp_path):
+    """Four turns of two requests, 50,000 tokens each: at the third turn end dp's forecast
+    expects dozens of requests still to come and compacts; told that four remain, dp:known
+    does not, and costs what never compacting costs — less than dp."""
+    built = turns_session([[30000, 20000]] * 4)
+    session = read_session([str(write(tmp_path, built.text()))])
+    assert len(session.requests) == 8
+    setting = setting_for(session, {"max_context": "1000000"}, get_model("cache-clock"),
+                          True, 0, None, None, {"COMPACT_DP_PROFILE": "none"})
+    runs = runs_of(setting, "dp", "dp:known", "never")
+    assert runs["dp"].compactions and not runs["dp:known"].compactions
+    assert runs["dp:known"].comparable_cost == runs["never"].comparable_cost
+    assert runs["dp:known"].comparable_cost < runs["dp"].comparable_cost
 
 
 def test_a_policy_with_a_context_of_its_own_is_not_compacted_by_the_agents_recorded_one(

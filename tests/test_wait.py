@@ -494,3 +494,36 @@ def test_backtest_scores_the_pause_at_the_turn_ends_a_pause_followed(tmp_path):
     assert total["dp_worse_than_recorded_share"] == (
         1.0 if session["policies"]["dp"]["comparable_cost"] >
         session["policies"]["recorded"]["comparable_cost"] else 0.0)
+
+
+# --- the end known (replay's dp:known) ---------------------------------------------------------
+
+def test_with_the_end_known_the_session_makes_exactly_R_more_requests():
+    """Told the end, the schedule does not weigh a survival: R − n requests remain after n
+    more, the session surely gets to R and never past it, and the horizon is R."""
+    s = wait.Schedule(derived(L=5.0, R=30.0), wait.Outlook(
+        growth=0.0, requests=11.0, exponent=0.187, end_known=True))
+    assert [s.remaining(n) for n in (0.0, 10.0, 29.0, 40.0)] == [30.0, 20.0, 1.0, 1.0]
+    assert [s.survival(n) for n in (0.0, 29.9, 30.0, 31.0)] == [1.0, 1.0, 0.0, 0.0]
+    assert s.end == 30.0
+
+
+def test_waiting_with_the_end_known_by_hand():
+    """T = 300,000, turn ends every 20 requests, 30 requests to come for sure: the one turn
+    end weighed is at 20, with 10 to come after it.  Now: b(0.3M, 30) = $1.40 and then at 20
+    on 2M, b(2M, 10) = $9; waiting: at 20 on 2.3M, b(2.3M, 10) = $11.40."""
+    d = derived(L=20.0, T=300_000, R=30.0)
+    w = wait.later(d, b(300_000, 30.0), wait.Outlook(growth=100_000, end_known=True))
+    assert w is not None and w.until == wait.TURN_END and w.requests == 20.0
+    assert (w.now, w.then) == (pytest.approx(1.4 + 9.0), pytest.approx(11.4))
+    assert w.expected_benefit == pytest.approx(1.0)
+
+
+def test_a_turn_end_past_the_known_end_is_worth_nothing():
+    """With 15 requests to come, the turn end at 20 never comes when the end is known;
+    under the forecast (15 on average) it may, and is worth waiting for."""
+    d = derived(L=20.0, T=300_000, R=15.0)
+    now = b(300_000, 15.0)
+    assert wait.later(d, now, wait.Outlook(growth=100_000, end_known=True)) is None
+    guessed = wait.later(d, now, wait.Outlook(growth=100_000))
+    assert guessed is not None and guessed.requests == 20.0

@@ -58,15 +58,19 @@ class Outlook:
     how far a held-back one may go (``hold``), the retention of one summary (for ④ of
     later compactions), the forecast's log error σ (None: no uncertainty hold), the
     seconds the cache still holds (None: cold or unknown), and how long a compaction is
-    expected to take (for the views; None: not measured)."""
+    expected to take (for the views; None: not measured).  ``end_known``: R is no
+    forecast but the requests that really came (replay's ``dp:known``), so the session
+    surely makes R more requests and no more."""
 
     __slots__ = ("growth", "auto", "hold", "retention", "log_error", "cache_left",
-                 "compaction_seconds", "compaction_source", "requests", "exponent")
+                 "compaction_seconds", "compaction_source", "requests", "exponent",
+                 "end_known")
 
     def __init__(self, growth: float, auto: float | None = None, hold: float | None = None,
                  retention: float = 0.8, log_error: float | None = None,
                  cache_left: float | None = None, compaction_seconds: float | None = None,
-                 compaction_source: str = "", requests: float = 0.0, exponent: float = 0.0):
+                 compaction_source: str = "", requests: float = 0.0, exponent: float = 0.0,
+                 end_known: bool = False):
         self.growth = growth if growth > 0 and math.isfinite(growth) else 0.0
         # the requests made so far and the forecast's exponent: R at a later moment
         self.requests = requests if requests > 0 and math.isfinite(requests) else 0.0
@@ -75,6 +79,7 @@ class Outlook:
         self.log_error, self.cache_left = log_error, cache_left
         self.compaction_seconds, self.compaction_source = compaction_seconds, \
             compaction_source
+        self.end_known = end_known
 
 
 class Wait:
@@ -169,7 +174,10 @@ class Schedule:
     requests made, core.horizon), so a session reaching n more requests has R(j + n) still
     to come; the chance it gets there is the survival with that mean residual life,
     P(n) = R / R(j + n) × exp(−∫₀ⁿ dt / R(j + t)) (its mean is R, as the forecast says).
-    A compaction n requests on is worth P(n) × its benefit with R(j + n) to come."""
+    A compaction n requests on is worth P(n) × its benefit with R(j + n) to come.
+
+    With the end known (``Outlook.end_known``) the session makes exactly R more requests:
+    R(j + n) = R − n and P(n) = 1 short of R, 0 from there."""
 
     def __init__(self, d: Derived, outlook: Outlook):
         self.d, self.o = d, outlook
@@ -193,6 +201,8 @@ class Schedule:
 
     def remaining(self, n: float) -> float:
         """R(j + n): the requests still to come once n more are made."""
+        if self.o.end_known:
+            return max(1.0, self.R - n)
         grown: float = ((self.j1 + n) / self.j1) ** self.a
         return max(1.0, self.R * grown)
 
@@ -202,6 +212,8 @@ class Schedule:
         requests expected from now are R."""
         if n <= 0:
             return 1.0
+        if self.o.end_known:
+            return 1.0 if n < self.R else 0.0
         x = (self.j1 + n) / self.j1
         if self.a >= 1.0:
             hazard = self.j1 / self.R * math.log(x)
@@ -212,7 +224,9 @@ class Schedule:
 
     def reach(self, hazard: float) -> float:
         """The n where the cumulative hazard reaches ``hazard`` (P(n) = e^(−hazard)), at
-        most HUGE_REACH × R."""
+        most HUGE_REACH × R (with the end known: R, where it ends)."""
+        if self.o.end_known:
+            return self.R
         if self.a >= 1.0:
             z = hazard * self.R / self.j1
             n = self.j1 * (math.exp(z) - 1.0) if z < 50 else math.inf

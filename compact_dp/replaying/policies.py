@@ -5,6 +5,9 @@
   before any request, for bash-agent); at the agent's own automatic threshold it holds the
   compaction back while it does not pay, until the safety margin, as the PreCompact hook
   does; with its forced fallback;
+* ``dp:known`` — the same decision told how many requests really came: no forecast, so
+  what dp loses to the forecast is ``dp:known`` less ``dp``, and what is left is the
+  model's;
 * ``never`` — compact only when the next request would not fit the window;
 * ``threshold:P`` — at P % of the window, what most agents do by themselves;
 * ``hindsight`` and ``hindsight:free`` — the cheapest schedule of compactions over the
@@ -32,6 +35,7 @@ if TYPE_CHECKING:
 
     from ..asking import Answer
     from ..core.scan import Conversation
+    from ..question import Asker
     from .billing import Cache
     from .records import Billed
     from .setting import Setting
@@ -127,9 +131,10 @@ def stats_values(s: Setting, model: str | None, turns: float, requests: float,
 
 
 def ask_decision(replay: State, request: Request, policy: PolicyAsk | None = None,
-                 turn_end: bool = False) -> Answer:
+                 turn_end: bool = False, asker: Asker | None = None) -> Answer:
     """The decision the agent would have seen now, with its running stats; at a turn end
-    the turn arriving counts in the end chance."""
+    the turn arriving counts in the end chance.  ``asker``: another than the setting's
+    (``dp:known``'s)."""
     s = replay.setting
     # the model of the last request, as the decision on the transcript knows it (the next
     # request's is not known yet: a user may switch)
@@ -156,8 +161,9 @@ def ask_decision(replay: State, request: Request, policy: PolicyAsk | None = Non
                                  conv.total + extra - replay.unsized, conv.user_count())
     # the growth as the status line reads it, by its rule and with what was known then
     growth = context_growth(conv.total, replay.context_requests, replay.compactions > 0, v)
-    ask = s.asker.ask(v, policy, p_write=p_write, cold=cold, requests=replay.requests,
-                      turns=replay.turns + turn_end, growth=growth)
+    ask = (asker or s.asker).ask(v, policy, p_write=p_write, cold=cold,
+                                 requests=replay.requests, turns=replay.turns + turn_end,
+                                 growth=growth)
     return answer(ask, conv)
 
 
@@ -166,10 +172,14 @@ class DpPolicy(Policy):
 
     name = "dp"
 
+    def asker(self, setting: Setting) -> Asker | None:
+        """What the decision is asked with (None: the setting's own)."""
+        return None
+
     def _decide(self, replay: State, request: Request, turn_end: bool = False
                 ) -> Compact | None:
         result = ask_decision(replay, request, PolicyAsk("auto", replay.last_prompt),
-                              turn_end).policy
+                              turn_end, self.asker(replay.setting)).policy
         assert result is not None
         if result.action != "compact":
             return None
@@ -207,6 +217,22 @@ class DpPolicy(Policy):
             return Compact(0 if s.whole else turn_keep(
                 s.values["min_keep_ratio"].num, replay.conversation()).keep, True)
         return held
+
+
+class KnownEndPolicy(DpPolicy):
+    """dp told how many requests the session really makes: R is what really remains at
+    each moment and its schedule knows the end (question.Asker.told_the_end).  Nothing a
+    live decision can know; it measures how much of dp's shortfall is the forecast's."""
+
+    name = "dp:known"
+
+    def __init__(self) -> None:
+        self._told: tuple[Setting, Asker] | None = None
+
+    def asker(self, setting: Setting) -> Asker:
+        if self._told is None or self._told[0] is not setting:
+            self._told = (setting, setting.asker.told_the_end(len(setting.session.requests)))
+        return self._told[1]
 
 
 class NeverPolicy(Policy):
@@ -313,11 +339,13 @@ class SchedulePolicy(Policy):
 
 
 def make_policy(spec: str) -> Policy:
-    """``recorded``, ``dp``, ``never`` or ``threshold:P``."""
+    """``recorded``, ``dp``, ``dp:known``, ``never`` or ``threshold:P``."""
     if spec == "recorded":
         return RecordedPolicy()
     if spec == "dp":
         return DpPolicy()
+    if spec == KnownEndPolicy.name:
+        return KnownEndPolicy()
     if spec == "never":
         return NeverPolicy()
     if spec.startswith("threshold:"):
@@ -328,4 +356,5 @@ def make_policy(spec: str) -> Policy:
         if not 0 < percent <= 100:
             raise UsageError(f"policy {spec!r}: P must be a percentage in (0, 100]")
         return ThresholdPolicy(percent)
-    raise UsageError(f"unknown policy {spec!r} (recorded, dp, never or threshold:P)")
+    raise UsageError(f"unknown policy {spec!r} (recorded, dp, dp:known, never or "
+                     "threshold:P)")

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ..calibration.project import History
     from ..question import Question
 
-POLICY_NAMES = "recorded, dp, never, threshold:P, hindsight or hindsight:free"
+POLICY_NAMES = "recorded, dp, dp:known, never, threshold:P, hindsight or hindsight:free"
 
 
 def policy_for(spec: str, setting: Setting | None = None) -> Policy:
