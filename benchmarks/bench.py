@@ -806,6 +806,14 @@ def backtest_section(cdp: str, goals: list) -> None:
               f"(the same compactions, or only the agent's own: a tie is not a win); dp "
               f"cheaper on {beaten} of the {long - ties} others "
               f"({_fmt(beaten / (long - ties) if long > ties else None)})")
+    if total.get("dp_known_beats_thresholds_share") is not None:
+        print("  dp told how many requests really came (dp:known; no forecast can know it), "
+              "long sessions: cheaper than both\n  thresholds "
+              f"{_fmt(total['dp_known_beats_thresholds_share'])}, objective above recorded "
+              f"{_fmt(total.get('dp_known_objective_worse_share'))}, share of hindsight's "
+              f"objective saving: median {_fmt(total.get('dp_known_hindsight_share_median'))},"
+              f" summed {_fmt(total.get('dp_known_hindsight_share_sum'))}; compactions / "
+              f"hindsight's {_fmt(total.get('dp_known_compactions_over_hindsight'))}")
     print("  forecast bias per project (its sessions of ≥ 20 requests):")
     for name, n, bias in projects:
         print(f"    {bias:5.2f}  {n:3d} sessions  {name[-60:]}")

@@ -637,8 +637,8 @@ MUTANTS: dict[str, list[tuple[str, str, str, str, str]]] = {
          "tests/test_replay.py::test_a_recorded_extension_reads_no_more_than_a_smaller_"
          "context_holds"),
         ("round 3: cheaper than one threshold beats both", "compact_dp/replaying/backtest.py",
-         'out["dp_beats_thresholds"] = bool(thresholds) and all(',
-         'out["dp_beats_thresholds"] = bool(thresholds) and any(', "tests/test_backtest.py"),
+         'out[key] = bool(thresholds) and all(',
+         'out[key] = bool(thresholds) and any(', "tests/test_backtest.py"),
         ("round 3: a bash-agent file warned for --tokens usage", "compact_dp/sessions/read.py",
          'if tokens == "usage" and not session.has_usage and session.format != "bash-agent":',
          'if tokens == "usage" and not session.has_usage:', "tests/test_review_rules.py"),
@@ -695,6 +695,26 @@ MUTANTS: dict[str, list[tuple[str, str, str, str, str]]] = {
          "guessed = None if self.keep \\",
          "tests/test_one_question.py::test_replays_dp_decides_what_the_command_decides_on_"
          "the_cut_example"),
+    ],
+    "dp told the end": [          # replay's dp:known, what the forecast costs (issue 27)
+        ("with the end known, R still grows after n more requests", "compact_dp/core/wait.py",
+         "            return max(1.0, self.R - n)", "            return max(1.0, self.R + n)",
+         "tests/test_wait.py"),
+        ("with the end known, the session may go on past it", "compact_dp/core/wait.py",
+         "            return 1.0 if n < self.R else 0.0", "            return 1.0",
+         "tests/test_wait.py"),
+        ("dp:known is told one request more than came", QUESTION,
+         "            return (max(1.0, total - j),", "            return (max(1.0, total - j + 1),",
+         "tests/test_replay.py"),
+        ("the Asker's outlook forgets that the end is known", QUESTION,
+         "requests=requests, exponent=o.exponent, end_known=o.end_known)",
+         "requests=requests, exponent=o.exponent)", "tests/test_replay.py"),
+        ("dp:known asks with the setting's forecast", POLICIES,
+         "turn_end, self.asker(replay.setting)).policy", "turn_end).policy",
+         "tests/test_replay.py"),
+        ("dp:known is totalled as dp", "compact_dp/replaying/backtest.py",
+         'for key, value in policy_goals(long, "dp:known",',
+         'for key, value in policy_goals(long, "dp",', "tests/test_backtest.py"),
     ],
 }
 

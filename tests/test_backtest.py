@@ -320,8 +320,8 @@ def test_the_policies_are_set_against_what_was_recorded_and_hindsight(env, tmp_p
     known = Known(tmp_path, A_TURNS, 4000, "a.jsonl")
     (session,) = backtest(env, str(known.path))["sessions"]
     runs = session["policies"]
-    assert list(runs) == ["recorded", "dp", "hindsight", "hindsight:free", "threshold:60",
-                          "threshold:83"]
+    assert list(runs) == ["recorded", "dp", "dp:known", "hindsight", "hindsight:free",
+                          "threshold:60", "threshold:83"]
     recorded = runs["recorded"]
     prompts = known.prompts
     assert recorded["comparable_cost"] == pytest.approx(known.recorded_input_cost(), rel=1e-12)
@@ -346,9 +346,11 @@ def test_the_policies_are_set_against_what_was_recorded_and_hindsight(env, tmp_p
         assert run["dollar_share"] == pytest.approx(run["saving"] / cheapest, rel=1e-12)
         assert run["summary_output_cost"] == pytest.approx(run["compactions"] * SUMMARY * OUT /
                                                            1e6, rel=1e-12)
-    assert session["dp_beats_thresholds"] == (
-        runs["dp"]["comparable_cost"] < runs["threshold:60"]["comparable_cost"] and
-        runs["dp"]["comparable_cost"] < runs["threshold:83"]["comparable_cost"])
+    for name, key in (("dp", "dp_beats_thresholds"),
+                      ("dp:known", "dp_known_beats_thresholds")):
+        assert session[key] == (
+            runs[name]["comparable_cost"] < runs["threshold:60"]["comparable_cost"] and
+            runs[name]["comparable_cost"] < runs["threshold:83"]["comparable_cost"])
 
 
 def test_the_total_pools_every_point_and_holds_the_policy_goals_to_long_sessions(env,
@@ -367,20 +369,22 @@ def test_the_total_pools_every_point_and_holds_the_policy_goals_to_long_sessions
     assert (total["sessions"], total["long_sessions"]) == (3, 1)
     assert_scores(total["scores"], scores_by_hand(rows))
     runs = by_name["long.jsonl"]["policies"]
-    dp = runs["dp"]
-    assert total["dp_hindsight_share_median"] == dp["objective_share"]
-    assert total["dp_hindsight_share_sum"] == pytest.approx(
-        dp["objective_saving"] / runs["hindsight"]["objective_saving"], rel=1e-12)
-    assert total["dp_dollar_share_median"] == dp["dollar_share"]
-    assert total["dp_dollar_share_sum"] == pytest.approx(
-        dp["saving"] / runs["hindsight:free"]["saving"], rel=1e-12)
-    assert total["dp_objective_worse_share"] == \
-        (1.0 if dp["objective"] > runs["recorded"]["objective"] else 0.0)
-    assert total["dp_compactions_over_hindsight"] == (
-        dp["compactions"] / runs["hindsight"]["compactions"]
-        if runs["hindsight"]["compactions"] else None)
-    assert total["dp_beats_thresholds_share"] == \
-        (1.0 if by_name["long.jsonl"]["dp_beats_thresholds"] else 0.0)
+    # dp's goals, and the same of dp told the end (dp:known) under dp_known_*
+    for name, prefix in (("dp", "dp_"), ("dp:known", "dp_known_")):
+        dp = runs[name]
+        assert total[prefix + "hindsight_share_median"] == dp["objective_share"]
+        assert total[prefix + "hindsight_share_sum"] == pytest.approx(
+            dp["objective_saving"] / runs["hindsight"]["objective_saving"], rel=1e-12)
+        assert total[prefix + "dollar_share_median"] == dp["dollar_share"]
+        assert total[prefix + "dollar_share_sum"] == pytest.approx(
+            dp["saving"] / runs["hindsight:free"]["saving"], rel=1e-12)
+        assert total[prefix + "objective_worse_share"] == \
+            (1.0 if dp["objective"] > runs["recorded"]["objective"] else 0.0)
+        assert total[prefix + "compactions_over_hindsight"] == (
+            dp["compactions"] / runs["hindsight"]["compactions"]
+            if runs["hindsight"]["compactions"] else None)
+        assert total[prefix + "beats_thresholds_share"] == \
+            (1.0 if by_name["long.jsonl"][prefix + "beats_thresholds"] else 0.0)
 
 
 POINT = {"request", "kind", "time", "forecast", "horizon", "remaining", "predicted",
@@ -411,7 +415,8 @@ def test_the_json_has_these_fields_and_no_others(env, tmp_path):
                                "usage"}]
     (s,) = obj["sessions"]
     assert set(s) == {"session", "project", "session_id", "format", "requests", "points",
-                      "policies", "scores", "dp_beats_thresholds"}
+                      "policies", "scores", "dp_beats_thresholds",
+                      "dp_known_beats_thresholds"}
     from compact_dp.history import project_of
     from compact_dp.sessions.read import read_session
     read = read_session([str(known.path)])
@@ -420,6 +425,9 @@ def test_the_json_has_these_fields_and_no_others(env, tmp_path):
     assert (s["session"], s["format"], s["requests"]) == (str(known.path), "claude-code",
                                                           known.n)
     assert isinstance(s["dp_beats_thresholds"], bool)
+    assert isinstance(s["dp_known_beats_thresholds"], bool)
+    assert set(s["policies"]) == {"recorded", "dp", "dp:known", "hindsight", "hindsight:free",
+                                  "threshold:60", "threshold:83"}
     assert set(s["scores"]) == SCORES | PAUSE_SCORES
     for p in s["points"]:
         assert set(p) == POINT
@@ -437,6 +445,12 @@ def test_the_json_has_these_fields_and_no_others(env, tmp_path):
                                  "dp_dollar_share_median", "dp_dollar_share_sum",
                                  "dp_objective_worse_share", "dp_compactions_over_hindsight",
                                  "dp_beats_thresholds_share",
+                                 "dp_known_hindsight_share_median",
+                                 "dp_known_hindsight_share_sum",
+                                 "dp_known_dollar_share_median", "dp_known_dollar_share_sum",
+                                 "dp_known_objective_worse_share",
+                                 "dp_known_compactions_over_hindsight",
+                                 "dp_known_beats_thresholds_share",
                                  "dp_compactions", "hindsight_compactions",
                                  "dp_compactions_vs_hindsight",
                                  "dp_worse_than_recorded_share"}
@@ -565,3 +579,35 @@ def test_dp_beats_the_thresholds_only_when_cheaper_than_each(t60, t83, beats):
     runs = {n: {"policy": n, "comparable_cost": c, "objective": c, "compactions": 1}
             for n, c in costs.items()}
     assert compare(runs)["dp_beats_thresholds"] is beats
+    assert "dp_known_beats_thresholds" not in compare(runs)     # not replayed: not said
+    runs["dp:known"] = {**runs.pop("dp"), "policy": "dp:known"}
+    judged = compare(runs)
+    assert judged["dp_known_beats_thresholds"] is beats and "dp_beats_thresholds" not in judged
+
+
+def test_dp_told_the_end_is_totalled_apart_from_dp():
+    """The long sessions' goals of dp:known are its own run's, under dp_known_*, beside
+    dp's: here dp:known compacts less and keeps less of hindsight's objective saving."""
+    from compact_dp.replaying.backtest import compare, totals
+
+    def run(name, cost, objective, compactions):
+        return {"policy": name, "comparable_cost": cost, "objective": objective,
+                "compactions": compactions}
+    runs = {"recorded": run("recorded", 10.0, 10.5, 1), "dp": run("dp", 8.0, 8.6, 3),
+            "dp:known": run("dp:known", 8.2, 9.2, 1), "hindsight": run("hindsight", 8.5, 8.7, 2),
+            "hindsight:free": run("hindsight:free", 7.0, 7.9, 4),
+            "threshold:60": run("threshold:60", 8.5, 9.0, 2),
+            "threshold:83": run("threshold:83", 9.5, 9.8, 1)}
+    session = {"points": [], "requests": 150, "policies": runs, **compare(runs)}
+    assert session["dp_beats_thresholds"] and session["dp_known_beats_thresholds"]
+    # a session replayed without dp:known (an older result) counts for dp alone
+    older = {name: dict(r) for name, r in runs.items() if name != "dp:known"}
+    alone = {"points": [], "requests": 120, "policies": older, **compare(older)}
+    total = totals([session, alone])
+    assert total["dp_hindsight_share_sum"] == pytest.approx(1.9 / 1.8)
+    assert total["dp_known_hindsight_share_sum"] == pytest.approx(1.3 / 1.8)
+    assert total["dp_known_dollar_share_sum"] == pytest.approx(1.8 / 3.0)
+    assert (total["dp_compactions_over_hindsight"],
+            total["dp_known_compactions_over_hindsight"]) == (1.5, 0.5)
+    assert (total["dp_beats_thresholds_share"], total["dp_known_beats_thresholds_share"]) == \
+        (1.0, 1.0)                 # of the sessions that ran each

@@ -42,7 +42,8 @@ if TYPE_CHECKING:
     from .records import Doc
     from .setting import Setting
 
-POLICIES = ["recorded", "dp", "hindsight", "hindsight:free", "threshold:60", "threshold:83"]
+POLICIES = ["recorded", "dp", "dp:known", "hindsight", "hindsight:free", "threshold:60",
+            "threshold:83"]
 
 
 class Moment:
@@ -303,11 +304,13 @@ def compare(runs: dict[str, Doc]) -> Doc:
         if name != "recorded":
             run["saving"], run["hindsight_share"] = savings[name], share[name]
     like_with_like(list(runs.values()))
-    dp = runs.get("dp")
-    if dp is not None:
-        thresholds = [r for n, r in runs.items() if n.startswith("threshold:")]
-        out["dp_beats_thresholds"] = bool(thresholds) and all(
-            dp["comparable_cost"] < r["comparable_cost"] for r in thresholds)
+    thresholds = [r for n, r in runs.items() if n.startswith("threshold:")]
+    for name, key in (("dp", "dp_beats_thresholds"),
+                      ("dp:known", "dp_known_beats_thresholds")):
+        dp = runs.get(name)
+        if dp is not None:
+            out[key] = bool(thresholds) and all(
+                dp["comparable_cost"] < r["comparable_cost"] for r in thresholds)
     return out
 
 
@@ -323,32 +326,44 @@ def totals(results: list[Doc]) -> Doc:
     over hindsight's, and the sessions where dp beats both thresholds."""
     rows = [r for res in results if "points" in res for r in res["points"]]
     long = [res for res in results if "points" in res and res["requests"] >= LONG]
-    runs = [res["policies"] for res in long if "dp" in res.get("policies", {})]
+    done = [res for res in results if "points" in res]
+    known = {f"dp_known_{key[3:]}": value
+             for key, value in policy_goals(long, "dp:known", "dp_known_beats_thresholds"
+                                            ).items()}
+    return {"sessions": len(done), **score(rows), **schedule_totals(done),
+            "long_sessions": len(long),
+            **policy_goals(long, "dp", "dp_beats_thresholds"), **known}
+
+
+def policy_goals(long: list[Doc], name: str, beat: str) -> Doc:
+    """The goals of one dp policy (``name``: ``dp``, or ``dp:known`` told the end) over the
+    long sessions: its share of hindsight's saving in the objective and in dollars, the
+    sessions where its objective is above the recorded one's, its compactions over
+    hindsight's, and the sessions where it beats both thresholds (``beat``: the key that
+    says so)."""
+    runs = [res["policies"] for res in long if name in res.get("policies", {})]
 
     def shares(key: str, best: str, saving: str) -> tuple[float | None, float | None]:
-        each = [r["dp"].get(key) for r in runs]
-        paired = [(r["dp"][saving], r[best][saving]) for r in runs
-                  if best in r and saving in r["dp"] and saving in r[best]]
+        each = [r[name].get(key) for r in runs]
+        paired = [(r[name][saving], r[best][saving]) for r in runs
+                  if best in r and saving in r[name] and saving in r[best]]
         whole = sum((b for _d, b in paired), 0.0)
         return (median([x for x in each if x is not None]),
                 sum((d for d, _b in paired), 0.0) / whole if paired and whole > 1e-9
                 else None)
     by_objective = shares("objective_share", "hindsight", "objective_saving")
     by_dollars = shares("dollar_share", "hindsight:free", "saving")
-    worse = [r["dp"]["objective"] > r["recorded"]["objective"] for r in runs
+    worse = [r[name]["objective"] > r["recorded"]["objective"] for r in runs
              if "recorded" in r]
     hindsight = sum(r["hindsight"]["compactions"] for r in runs if "hindsight" in r)
-    beats = [res.get("dp_beats_thresholds") for res in long if "dp_beats_thresholds" in res]
-    done = [res for res in results if "points" in res]
-    return {"sessions": len(done), **score(rows), **schedule_totals(done),
-            "long_sessions": len(long),
-            "dp_hindsight_share_median": by_objective[0],
+    beats = [res[beat] for res in long if beat in res]
+    return {"dp_hindsight_share_median": by_objective[0],
             "dp_hindsight_share_sum": by_objective[1],
             "dp_dollar_share_median": by_dollars[0],
             "dp_dollar_share_sum": by_dollars[1],
             "dp_objective_worse_share": sum(worse) / len(worse) if worse else None,
             "dp_compactions_over_hindsight": (
-                sum(r["dp"]["compactions"] for r in runs if "hindsight" in r) / hindsight
+                sum(r[name]["compactions"] for r in runs if "hindsight" in r) / hindsight
                 if hindsight else None),
             "dp_beats_thresholds_share": (sum(1 for b in beats if b) / len(beats)
                                           if beats else None)}

@@ -61,9 +61,12 @@ def render(results: list[Doc], total: Doc, env: Env) -> str:
                      f"{_pct(total.get('dp_dollar_share_sum'))}.")
     beats = total.get("dp_beats_thresholds_share")
     if beats is not None:
+        known = total.get("dp_known_beats_thresholds_share")
+        told = "" if known is None else \
+            f"; told how many requests really came (dp:known), on {known:.0%}"
         lines.append(f"dp cheaper than threshold:60 and threshold:83 on {beats:.0%} of "
                      f"{count(total['long_sessions'], 'session')} of 100 or more requests (goal "
-                     "≥ 70 %).")
+                     f"≥ 70 %){told}.")
     from rich.text import Text
     for line in lines:
         console.print(Text(line, style="dim"))
