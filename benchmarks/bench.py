@@ -807,13 +807,19 @@ def backtest_section(cdp: str, goals: list) -> None:
               f"cheaper on {beaten} of the {long - ties} others "
               f"({_fmt(beaten / (long - ties) if long > ties else None)})")
     if total.get("dp_known_beats_thresholds_share") is not None:
+        known_ties = threshold_ties(results, "dp:known")[0]
+        saved = {name: objective_saved(results, name) for name in ("dp", "dp:known")}
         print("  dp told how many requests really came (dp:known; no forecast can know it), "
               "long sessions: cheaper than both\n  thresholds "
-              f"{_fmt(total['dp_known_beats_thresholds_share'])}, objective above recorded "
+              f"{_fmt(total['dp_known_beats_thresholds_share'])} ({known_ties} exact ties), "
+              "objective above recorded "
               f"{_fmt(total.get('dp_known_objective_worse_share'))}, share of hindsight's "
               f"objective saving: median {_fmt(total.get('dp_known_hindsight_share_median'))},"
               f" summed {_fmt(total.get('dp_known_hindsight_share_sum'))}; compactions / "
-              f"hindsight's {_fmt(total.get('dp_known_compactions_over_hindsight'))}")
+              f"hindsight's {_fmt(total.get('dp_known_compactions_over_hindsight'))}\n"
+              "  every session: objective saved against recorded "
+              + ", ".join(f"{name} ${total_saved:,.2f} (above recorded on {worse})"
+                          for name, (total_saved, worse) in saved.items()))
     print("  forecast bias per project (its sessions of ≥ 20 requests):")
     for name, n, bias in projects:
         print(f"    {bias:5.2f}  {n:3d} sessions  {name[-60:]}")
@@ -826,25 +832,34 @@ def backtest_section(cdp: str, goals: list) -> None:
                   f"of {len(GOALS_27)}, leave one project out"))
 
 
-def threshold_ties(results: list[dict]) -> tuple[int, int, int]:
-    """Of the long sessions, those where dp's comparable cost equals the cheaper
-    threshold's (to a millionth of a cent), those where dp beats both (backtest's own
-    ``dp_beats_thresholds``), and how many there are: the few turn ends of a long agentic
-    session often leave dp and a threshold the same moments, or leave all three to the
-    agent's own compaction."""
+def threshold_ties(results: list[dict], name: str = "dp") -> tuple[int, int, int]:
+    """Of the long sessions, those where dp's (``name``'s) comparable cost equals the
+    cheaper threshold's (to a millionth of a cent), those where it beats both (backtest's
+    own ``dp_beats_thresholds``, ``dp_known_beats_thresholds``), and how many there are:
+    the few turn ends of a long agentic session often leave dp and a threshold the same
+    moments, or leave all three to the agent's own compaction."""
+    beat = "dp_beats_thresholds" if name == "dp" else "dp_known_beats_thresholds"
     ties = beaten = long = 0
     for r in results:
         runs = r.get("policies") or {}
-        if r["requests"] < 100 or "dp" not in runs:
+        if r["requests"] < 100 or name not in runs:
             continue
         costs = [run["comparable_cost"] for n, run in runs.items() if n.startswith("threshold:")]
         if not costs:
             continue
         long += 1
-        dp, best = runs["dp"]["comparable_cost"], min(costs)
-        beaten += bool(r.get("dp_beats_thresholds"))
+        dp, best = runs[name]["comparable_cost"], min(costs)
+        beaten += bool(r.get(beat))
         ties += abs(dp - best) < 1e-8
     return ties, beaten, long
+
+
+def objective_saved(results: list[dict], name: str) -> tuple[float, int]:
+    """Over every session replayed with ``name``: Σ (the recorded objective less its own),
+    and the sessions where its objective is above the recorded one's."""
+    runs = [r["policies"] for r in results if name in (r.get("policies") or {})]
+    return (sum(p["recorded"]["objective"] - p[name]["objective"] for p in runs),
+            sum(p[name]["objective"] > p["recorded"]["objective"] for p in runs))
 
 
 def best_from_elapsed(results: list[dict]) -> tuple[tuple[float, float], tuple[float, float]]:

@@ -26,7 +26,7 @@ from compact_dp.sessions.read import read_session
 from compact_dp.sessions.session import CONTEXT, USER
 
 from . import reference
-from .conftest import DEFAULTS, INPUTS, run_main, transcripts, write
+from .conftest import DEFAULTS, INPUTS, ROOT, run_main, transcripts, write
 from .session_fixtures import (
     COLD,
     ClaudeSession,
@@ -1029,11 +1029,66 @@ def test_dp_told_the_end_asks_with_what_really_remains(tmp_path, requests):
     assert not setting.asker.ask(told.values, None, p_write=None, cold=False, requests=2.0,
                                  turns=2.0, growth=5000.0).outlook.end_known
     assert not setting.asker.outlook.end_known and setting.asker.outlook.log_error
-    assert (told.values, told.known, told.model) == \
-        (setting.asker.values, setting.asker.known, setting.asker.model)
+    assert (told.values, told.known, told.model, told.whole) == \
+        (setting.asker.values, setting.asker.known, setting.asker.model, setting.asker.whole)
+    mine, theirs = told.outlook, setting.asker.outlook       # the same world, the end told
+    same = ("growth", "auto", "hold", "retention", "cache_left", "compaction_seconds",
+            "compaction_source", "requests", "exponent")       # (compiled: no __slots__)
+    assert [getattr(mine, k) for k in same] == [getattr(theirs, k) for k in same]
     policy = make_policy("dp:known")
     assert policy.asker(setting) is policy.asker(setting)     # told once per setting
     assert make_policy("dp").asker(setting) is None
+    # what the decision knew of compactions before each request stays what it knew
+    compacted, _ = recorded_compaction(tmp_path, AUTO)
+    assert compacted.asker.known
+    assert compacted.asker.told_the_end(12).known == compacted.asker.known
+
+
+@pytest.mark.parametrize("path, auto, where", [
+    (ROOT / "examples" / "claude-code.jsonl", 60000.0, "before_request"),   # past its point
+    (ROOT / "examples" / "codex.jsonl", 20000.0, "at_turn_end"),
+    (INPUTS / "syn_150.jsonl", None, "before_request"),       # bash-agent: every request
+])
+def test_dp_told_the_end_is_told_it_wherever_it_is_asked(monkeypatch, path, auto, where):
+    """At a turn end, before a request past the agent's point, at a recorded compaction:
+    every question dp:known asks has R = the session's requests less those made, and an
+    outlook that knows the end."""
+    from compact_dp.agents import agent_of
+    from compact_dp.asking import model_named
+    from compact_dp.question import Asker
+    from compact_dp.replaying.policies import KnownEndPolicy
+    session = read_session([str(path)])
+    setting = setting_for(session, {}, model_named("cache-clock", {},
+                                                   agent_of(session.format).model),
+                          True, 0, None, None, {"COMPACT_DP_PROFILE": "none"},
+                          auto=(auto, False))
+    asked: list[tuple[float, object, object]] = []
+    real = Asker.ask
+
+    def ask(self, values, policy, *, requests, **kw):
+        out = real(self, values, policy, requests=requests, **kw)
+        asked.append((requests, out.horizon, out.outlook))
+        return out
+    monkeypatch.setattr(Asker, "ask", ask)
+    seen: set[str] = set()
+
+    class Watched(KnownEndPolicy):
+        def at_turn_end(self, replay, request):
+            seen.add("at_turn_end")
+            return super().at_turn_end(replay, request)
+
+        def before_request(self, replay, request):
+            before = len(asked)
+            out = super().before_request(replay, request)
+            if len(asked) > before:
+                seen.add("before_request")
+            return out
+    Replay(setting, Watched(), setting.events).run()
+    n = len(session.requests)
+    assert asked and where in seen
+    for requests, horizon, outlook in asked:
+        assert horizon[0] == max(1.0, n - requests)
+        assert outlook is None or outlook.end_known
 
 
 def test_dp_told_that_the_session_ends_soon_does_not_compact(tmp_path):
@@ -1089,6 +1144,16 @@ def test_hindsight_takes_a_better_schedule_as_its_own_whatever_the_build():
     won = out[1]
     assert (won.policy, won.schedule_of, won.objective) == ("hindsight", "dp", 0.5)
     assert (dp.policy, dp.schedule_of) == ("dp", None)
+
+
+def test_hindsight_does_not_take_the_schedule_of_dp_told_the_end():
+    """dp:known measures dp against hindsight: hindsight stays what it is without it, so
+    that nothing it is set against moves when it runs."""
+    told, dp, hindsight = Run("dp:known"), Run("dp"), Run("hindsight")
+    told.penalty, dp.penalty, hindsight.penalty = 0.2, 0.5, 1.0
+    out = best_by_objective([told, dp, hindsight])
+    assert (out[2].schedule_of, out[2].objective) == ("dp", 0.5)
+    assert best_by_objective([told, hindsight])[1] is hindsight
 
 
 def codex_compacting_mid_turn(tmp_path, params: dict | None = None):

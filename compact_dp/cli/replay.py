@@ -21,7 +21,8 @@ FILE is a session in any format (- : standard input); a DIR is searched recursiv
 (sub-agents' subagents/ folders left out); with neither, your own history:
 ~/.claude/projects and ~/.codex/sessions ($CLAUDE_CONFIG_DIR, $CODEX_HOME).  Policies:
 recorded (what happened: the recorded compactions), dp (this tool's decision and its
-forced fallback), hindsight (the cheapest schedule, known afterwards), never (compact only
+forced fallback), dp:known (the same told how many requests really came: what the
+forecast costs), hindsight (the cheapest schedule, known afterwards), never (compact only
 when the window would overflow), threshold:P (at P % of the window).  Billing follows the
 provider's cache rules and the session's clock; the recorded policy's simulation error
 against the recorded bill shows how far to trust the others.  One session gets a table

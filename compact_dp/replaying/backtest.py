@@ -323,7 +323,8 @@ def totals(results: list[Doc]) -> Doc:
     in the objective (``dp_hindsight_share_*``) and in dollars against the cheapest
     schedule in dollars (``dp_dollar_share_*``), the median of the sessions' and the sum's
     —, the sessions where dp's objective is above what was recorded, dp's compactions
-    over hindsight's, and the sessions where dp beats both thresholds."""
+    over hindsight's, and the sessions where dp beats both thresholds; the same of
+    ``dp:known`` (dp told the end) under ``dp_known_*``."""
     rows = [r for res in results if "points" in res for r in res["points"]]
     long = [res for res in results if "points" in res and res["requests"] >= LONG]
     done = [res for res in results if "points" in res]

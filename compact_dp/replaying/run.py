@@ -8,7 +8,7 @@ from ..core.models import Model
 from ..errors import UsageError
 from ..sessions.session import Session
 from .hindsight import HindsightPolicy, Penalties
-from .policies import Policy, make_policy
+from .policies import KnownEndPolicy, Policy, make_policy
 from .records import Run
 from .setting import Restart, Setting
 from .simulate import Replay, recorded_events, shared_caches
@@ -97,15 +97,18 @@ def best_by_objective(runs: list[Run]) -> list[Run]:
     not depend on what came before it, and near enough elsewhere; a schedule another
     policy followed is in its space too, so where one of them scores better by
     hindsight's measure (the objective; the comparable cost for ``hindsight:free``),
-    that schedule is hindsight's, and ``schedule_of`` says whose it was."""
+    that schedule is hindsight's, and ``schedule_of`` says whose it was.  Not
+    ``dp:known``'s: it measures dp against hindsight, and what it is measured against must
+    not depend on whether it ran."""
     out = list(runs)
+    candidates = [r for r in runs if r.policy != KnownEndPolicy.name]
     for i, run in enumerate(runs):
         if run.policy not in ("hindsight", "hindsight:free"):
             continue
 
         def measure(r: Run, free: bool = run.policy.endswith(":free")) -> float:
             return r.comparable_cost if free else r.objective
-        best = min(runs, key=measure)
+        best = min(candidates, key=measure)
         if measure(best) < measure(run) - 1e-12:
             out[i] = best.followed_by(run.policy)
     return out
