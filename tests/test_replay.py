@@ -1035,8 +1035,8 @@ def test_dp_told_the_end_asks_with_what_really_remains(tmp_path, requests):
     same = ("growth", "auto", "hold", "retention", "cache_left", "compaction_seconds",
             "compaction_source", "requests", "exponent")       # (compiled: no __slots__)
     assert [getattr(mine, k) for k in same] == [getattr(theirs, k) for k in same]
-    policy = make_policy("dp:known")
-    assert policy.asker(setting) is policy.asker(setting)     # told once per setting
+    assert make_policy("dp:known").asker(setting).forecast(7.0)[0] == len(
+        setting.session.requests) - 7.0
     assert make_policy("dp").asker(setting) is None
     # what the decision knew of compactions before each request stays what it knew
     compacted, _ = recorded_compaction(tmp_path, AUTO)
@@ -1089,6 +1089,20 @@ def test_dp_told_the_end_is_told_it_wherever_it_is_asked(monkeypatch, path, auto
     for requests, horizon, outlook in asked:
         assert horizon[0] == max(1.0, n - requests)
         assert outlook is None or outlook.end_known
+
+
+def test_dp_told_the_end_keeps_the_forced_fallback(tmp_path):
+    """Past the agent's point (167,000) with one request to come, compacting does not pay
+    and dp:known holds the agent's compaction back — until the hold limit (180,000), where
+    it compacts by force, as dp would: no prompt of its run reaches the limit."""
+    built = turns_session([[40000, 40000]] + [[15000] * 8])
+    setting = setting_for(read_session([str(write(tmp_path, built.text()))]),
+                          {"max_context": "200000"}, get_model("cache-clock"), True, 0, None,
+                          None, {"COMPACT_DP_PROFILE": "none"})
+    assert (setting.auto, setting.hold_limit) == (167000.0, 180000.0)
+    told = runs_of(setting, "dp:known")["dp:known"]
+    assert [(c.before, c.forced) for c in told.compactions] == [(9, True)]
+    assert max(b.prompt for b in told.requests) < setting.hold_limit
 
 
 def test_dp_told_that_the_session_ends_soon_does_not_compact(tmp_path):

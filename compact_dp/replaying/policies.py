@@ -226,13 +226,8 @@ class KnownEndPolicy(DpPolicy):
 
     name = "dp:known"
 
-    def __init__(self) -> None:
-        self._told: tuple[Setting, Asker] | None = None
-
     def asker(self, setting: Setting) -> Asker:
-        if self._told is None or self._told[0] is not setting:
-            self._told = (setting, setting.asker.told_the_end(len(setting.session.requests)))
-        return self._told[1]
+        return setting.asker.told_the_end(len(setting.session.requests))
 
 
 class NeverPolicy(Policy):
