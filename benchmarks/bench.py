@@ -838,7 +838,8 @@ def threshold_ties(results: list[dict], name: str = "dp") -> tuple[int, int, int
     own ``dp_beats_thresholds``, ``dp_known_beats_thresholds``), and how many there are:
     the few turn ends of a long agentic session often leave dp and a threshold the same
     moments, or leave all three to the agent's own compaction."""
-    beat = "dp_beats_thresholds" if name == "dp" else "dp_known_beats_thresholds"
+    from compact_dp.replaying.backtest import GOAL_KEYS
+    beat = GOAL_KEYS[name] + "beats_thresholds"
     ties = beaten = long = 0
     for r in results:
         runs = r.get("policies") or {}

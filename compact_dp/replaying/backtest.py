@@ -44,6 +44,8 @@ if TYPE_CHECKING:
 
 POLICIES = ["recorded", "dp", "dp:known", "hindsight", "hindsight:free", "threshold:60",
             "threshold:83"]
+# the dp policies whose goals are totalled, and the prefix of their figures' keys
+GOAL_KEYS = {"dp": "dp_", "dp:known": "dp_known_"}
 
 
 class Moment:
@@ -305,11 +307,10 @@ def compare(runs: dict[str, Doc]) -> Doc:
             run["saving"], run["hindsight_share"] = savings[name], share[name]
     like_with_like(list(runs.values()))
     thresholds = [r for n, r in runs.items() if n.startswith("threshold:")]
-    for name, key in (("dp", "dp_beats_thresholds"),
-                      ("dp:known", "dp_known_beats_thresholds")):
+    for name, prefix in GOAL_KEYS.items():
         dp = runs.get(name)
         if dp is not None:
-            out[key] = bool(thresholds) and all(
+            out[prefix + "beats_thresholds"] = bool(thresholds) and all(
                 dp["comparable_cost"] < r["comparable_cost"] for r in thresholds)
     return out
 
@@ -328,20 +329,21 @@ def totals(results: list[Doc]) -> Doc:
     rows = [r for res in results if "points" in res for r in res["points"]]
     long = [res for res in results if "points" in res and res["requests"] >= LONG]
     done = [res for res in results if "points" in res]
-    known = {f"dp_known_{key[3:]}": value
-             for key, value in policy_goals(long, "dp:known", "dp_known_beats_thresholds"
-                                            ).items()}
-    return {"sessions": len(done), **score(rows), **schedule_totals(done),
-            "long_sessions": len(long),
-            **policy_goals(long, "dp", "dp_beats_thresholds"), **known}
+    out = {"sessions": len(done), **score(rows), **schedule_totals(done),
+           "long_sessions": len(long)}
+    for name in GOAL_KEYS:
+        out.update(policy_goals(long, name))
+    return out
 
 
-def policy_goals(long: list[Doc], name: str, beat: str) -> Doc:
+def policy_goals(long: list[Doc], name: str) -> Doc:
     """The goals of one dp policy (``name``: ``dp``, or ``dp:known`` told the end) over the
-    long sessions: its share of hindsight's saving in the objective and in dollars, the
-    sessions where its objective is above the recorded one's, its compactions over
-    hindsight's, and the sessions where it beats both thresholds (``beat``: the key that
-    says so)."""
+    long sessions, its keys prefixed as GOAL_KEYS says: its share of hindsight's saving in
+    the objective and in dollars, the sessions where its objective is above the recorded
+    one's, its compactions over hindsight's, and the sessions where it beats both
+    thresholds."""
+    prefix = GOAL_KEYS[name]
+    beat = prefix + "beats_thresholds"
     runs = [res["policies"] for res in long if name in res.get("policies", {})]
 
     def shares(key: str, best: str, saving: str) -> tuple[float | None, float | None]:
@@ -358,16 +360,17 @@ def policy_goals(long: list[Doc], name: str, beat: str) -> Doc:
              if "recorded" in r]
     hindsight = sum(r["hindsight"]["compactions"] for r in runs if "hindsight" in r)
     beats = [res[beat] for res in long if beat in res]
-    return {"dp_hindsight_share_median": by_objective[0],
-            "dp_hindsight_share_sum": by_objective[1],
-            "dp_dollar_share_median": by_dollars[0],
-            "dp_dollar_share_sum": by_dollars[1],
-            "dp_objective_worse_share": sum(worse) / len(worse) if worse else None,
-            "dp_compactions_over_hindsight": (
-                sum(r[name]["compactions"] for r in runs if "hindsight" in r) / hindsight
-                if hindsight else None),
-            "dp_beats_thresholds_share": (sum(1 for b in beats if b) / len(beats)
+    figures = {"hindsight_share_median": by_objective[0],
+               "hindsight_share_sum": by_objective[1],
+               "dollar_share_median": by_dollars[0],
+               "dollar_share_sum": by_dollars[1],
+               "objective_worse_share": sum(worse) / len(worse) if worse else None,
+               "compactions_over_hindsight": (
+                   sum(r[name]["compactions"] for r in runs if "hindsight" in r) / hindsight
+                   if hindsight else None),
+               "beats_thresholds_share": (sum(1 for b in beats if b) / len(beats)
                                           if beats else None)}
+    return {prefix + key: value for key, value in figures.items()}
 
 
 def schedule_totals(results: list[Doc]) -> Doc:
