@@ -109,3 +109,8 @@ def test_bench_counts_a_tie_with_the_cheaper_threshold_apart_from_a_win():
                session(120, 5.5, 6.0, 5.0),         # dearer than threshold:83
                session(99, 1.0, 5.0, 6.0)]          # short: not counted
     assert bench.threshold_ties(results) == (1, 1, 3)
+    # another policy than dp's has no backtest flag: its costs say it (hindsight below
+    # both on the first and third, a tie on the second)
+    for r, cost in zip(results, (4.0, 5.0, 4.9, 0.5)):
+        r["policies"]["hindsight"] = {"comparable_cost": cost}
+    assert bench.threshold_ties(results, "hindsight") == (1, 2, 3)
