@@ -48,10 +48,33 @@ def make_folder_for(path: str, may_make: tuple[str, ...], option: str, dry_run: 
             raise UsageError(f"cannot create {f}: {os_reason(e)}") from None
 
 
+class NotARegularFile(OSError):
+    """The path is there and is no regular file (a device, a pipe, a socket, a folder):
+    replacing it would put a file where something else was, so it is left alone."""
+
+    def __init__(self, path: str):
+        super().__init__(0, "not a regular file; not touching it", path)
+
+
+def regular_or_absent(path: str) -> bool:
+    """Whether ``path`` is a regular file (a link to one counts) or not there at all:
+    what compact-dp may read whole or replace.  Reading a named pipe would wait forever."""
+    try:
+        import stat
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return True                     # (what opening it then says is said instead)
+
+
 def write_atomic(path: str, data: str | bytes, mode: int | None = None) -> None:
     """Replace ``path`` by ``data`` atomically, with ``mode`` (else the old file's, else
     the umask's).  The temporary file has that mode from its creation on: it may hold the
-    API keys of a settings file that only its owner can read."""
+    API keys of a settings file that only its owner can read.  A path that is there and
+    is no regular file is refused (NotARegularFile): ``/dev/null`` stays a device."""
+    if not regular_or_absent(path):
+        raise NotARegularFile(path)
     directory = os.path.dirname(os.path.abspath(path))
     tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.tmp")
     raw = data.encode() if isinstance(data, str) else data

@@ -16,6 +16,7 @@ import os
 import re
 
 from .errors import os_reason
+from .files import regular_or_absent
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -112,7 +113,9 @@ def find_sessions(paths: list[str], unreadable: list[tuple[str, str]] | None = N
         found = []
         for root, dirs, files in os.walk(path, onerror=failed):
             dirs[:] = sorted(d for d in dirs if d != "subagents")
-            found += [os.path.join(root, f) for f in files if is_session_file(f)]
+            # (a named pipe or a device among them would be waited on forever)
+            found += [os.path.join(root, f) for f in files
+                      if is_session_file(f) and regular_or_absent(os.path.join(root, f))]
         for f in sorted(found):
             once(f)
     return out

@@ -20,7 +20,7 @@ from compact_dp.replaying.backtest import totals
 from compact_dp.replaying.compare import like_with_like
 from compact_dp.sessions.read import read_session
 
-from .conftest import ROOT, TRANSCRIPTS, run_main
+from .conftest import ROOT, TRANSCRIPTS, clean_env, run_cli, run_main
 from .session_fixtures import T0, ClaudeSession, CodexRollout, claude_turns, text
 
 HOUR = 3600.0
@@ -125,6 +125,26 @@ def test_many_long_earlier_sessions_forecast_longer_than_the_profile(tmp_path):
     assert "5 earlier sessions of this project" in obj["derived"]["horizon_source"]
     explained = run_main("--explain", "--now", at(11), str(now), environ=env).out
     assert "5 earlier sessions of this project" in " ".join(explained.split())
+
+
+def test_a_pipe_in_the_projects_folder_is_passed_over(tmp_path):
+    """A named pipe called like a session would be waited on forever (no one writes it):
+    the project's sessions are the files; the answer comes, and is the one without it."""
+    env = a_profile(tmp_path)
+    folder = tmp_path / "p"
+    for k in range(5):
+        write(folder, f"past{k}.jsonl", claude_at(k, [1, 60], f"past{k}"))
+    now = write(folder, "now.jsonl", claude_at(10, [1, 2], "now"))
+    alone = decide(now, env, "--now", at(11))["derived"]
+    os.mkfifo(folder / "live.jsonl")
+    past = time.time() - HOUR                   # quiet long enough to be read
+    os.utime(folder / "live.jsonl", (past, past))
+    p = run_cli("--json", "--now", at(11), str(now), env=clean_env(
+        COMPACT_DP_CACHE=str(tmp_path / "cache"), **env))
+    assert p.returncode == 0, p.stderr
+    derived = json.loads(p.stdout)["derived"]
+    assert (derived["R"], derived["horizon_source"]) == (alone["R"], alone["horizon_source"])
+    assert "5 earlier sessions of this project" in derived["horizon_source"]
 
 
 def test_the_more_sessions_the_nearer_the_projects_own_level(tmp_path):

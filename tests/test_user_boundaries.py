@@ -16,7 +16,7 @@ import pytest
 
 from compact_dp.sessions.read import read_session
 
-from .conftest import INPUTS, clean_env, command_path, run_main, write
+from .conftest import INPUTS, ROOT, clean_env, command_path, run_cli, run_main, write
 from .session_fixtures import ClaudeSession, claude_session, text
 from .test_json_fields import three_warm_requests
 
@@ -89,8 +89,9 @@ def test_pre_compact_never_blocks_at_or_past_the_margin(prompt, margin, blocked,
     assert r.status == 0 and r.err == ""                 # a margin from 0 to 100 is fine
     if blocked:
         assert json.loads(r.out) == {"decision": "block", "reason": (
-            "compact-dp: an automatic compaction does not pay yet (it would lose "
-            f"${-decided['best_benefit']:,.2f}); {prompt:,} of 200,000 tokens used")}
+            "compact-dp: an automatic compaction does not pay yet: compacting would lose "
+            f"${-decided['best_benefit']:,.2f} over ~{decided['derived']['R']:,.0f} more "
+            f"requests; {prompt:,} of 200,000 tokens used")}
     else:
         assert r.out == ""
 
@@ -244,3 +245,63 @@ def test_pre_compact_blocks_only_an_automatic_compaction(trigger, tmp_path, monk
         return r.out
     assert json.loads(hook(trigger="auto"))["decision"] == "block"
     assert hook(**({} if trigger is None else {"trigger": trigger})) == ""
+
+
+# --- what is not a regular file --------------------------------------------------------------
+
+@pytest.fixture
+def pipe(tmp_path):
+    """A named pipe with no writer: opening it to read would wait forever, and replacing
+    it would put a file where the pipe was."""
+    path = tmp_path / "pipe.json"
+    os.mkfifo(path)
+    return path
+
+
+def still_a_pipe(path) -> bool:
+    import stat
+    return stat.S_ISFIFO(os.lstat(path).st_mode) and not os.path.exists(f"{path}.bak")
+
+
+def test_calibrate_does_not_write_over_what_is_not_a_regular_file(pipe):
+    p = run_cli("calibrate", "--output", str(pipe), str(ROOT / "examples"))
+    assert p.returncode == 2 and b"is not a regular file; not touching it" in p.stderr
+    assert p.stderr.count(b"\n") <= 2 and still_a_pipe(pipe)
+
+
+def test_a_file_is_never_written_over_what_is_not_a_regular_file(pipe, tmp_path):
+    """write_atomic, under every file compact-dp writes: a pipe (or /dev/null) stays
+    what it is; ``replay --plot`` has no other guard."""
+    from compact_dp.files import NotARegularFile, write_atomic
+    with pytest.raises(NotARegularFile):
+        write_atomic(str(pipe), "x")
+    assert still_a_pipe(pipe)
+    svg = tmp_path / "pipe.svg"
+    os.mkfifo(svg)
+    p = run_cli("replay", "--plot", str(svg), str(ROOT / "examples" / "claude-code.jsonl"))
+    assert p.returncode == 2 and p.stderr.endswith(
+        b"not a regular file; not touching it\n") and still_a_pipe(svg)
+
+
+def test_install_neither_waits_on_nor_replaces_a_settings_pipe(pipe):
+    p = run_cli("install", "claude-code", "--settings", str(pipe))
+    assert p.returncode == 2 and p.stderr.endswith(
+        b"is not a regular file; not touching it\n") and still_a_pipe(pipe)
+    assert not [f for f in os.listdir(pipe.parent) if f != pipe.name]
+
+
+@pytest.mark.parametrize("hook", ["user-prompt-submit", "pre-compact"])
+def test_a_hook_whose_transcript_is_a_pipe_says_nothing_at_once(hook, pipe):
+    """Claude Code waits on its hooks: a transcript that is a pipe is no transcript."""
+    p = run_cli("hook", hook, input=json.dumps(
+        {"transcript_path": str(pipe), "trigger": "auto"}).encode())
+    assert (p.returncode, p.stdout, p.stderr) == (0, b"", b"")
+
+
+def test_a_folder_s_pipe_named_like_a_session_is_passed_over(pipe, tmp_path):
+    from compact_dp.history import find_sessions
+    os.rename(pipe, tmp_path / "live.jsonl")
+    (tmp_path / "real.jsonl").write_bytes(claude_session().text())
+    os.symlink(tmp_path / "gone", tmp_path / "dangling.jsonl")      # said, not passed over
+    assert sorted(os.path.basename(f) for f in find_sessions([str(tmp_path)])) == [
+        "dangling.jsonl", "real.jsonl"]

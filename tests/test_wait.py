@@ -397,6 +397,30 @@ def test_the_status_line_says_what_to_wait_for(tmp_path):
         f"not yet: ~{dollars(obj['best_benefit'])} is within the forecast's error · ")
 
 
+def test_the_pre_compact_hook_gives_the_waits_reason_not_a_negative_loss(tmp_path):
+    """Compacting now pays, and a later turn end pays more: the hook blocks the automatic
+    compaction for that reason, in the status line's words — not "it would lose $-0.24"
+    (the context is near the window's end: no margin, so that the hook weighs at all)."""
+    s = grown(3, 4, 100_000, 8000)
+    env = profile(tmp_path, level=20.0, summary_tokens=40_000)
+    obj = decided(tmp_path, s, env)
+    w = obj["wait"]
+    assert obj["best_benefit"] > 0 and w["held"]
+    f = tmp_path / "hooked.jsonl"
+    f.write_bytes(s.text())
+    import time as clock
+    import unittest.mock
+    with unittest.mock.patch.object(clock, "time", lambda: moment(s, 30.0)):
+        r = run_main("hook", "pre-compact", "--margin", "0", stdin=json.dumps(
+            {"transcript_path": str(f), "trigger": "auto"}).encode(), environ=env)
+    assert r.status == 0 and r.err == ""
+    reason = json.loads(r.out)["reason"]
+    assert reason.startswith(
+        "compact-dp: an automatic compaction does not pay yet: a later turn end "
+        f"(~{w['requests']:,.0f} requests on) saves ~{dollars(w['expected_benefit'])} "
+        "more; ") and "$-" not in reason and "lose" not in reason
+
+
 # --- how long a compaction takes -------------------------------------------------------------
 
 def timed_session() -> ClaudeSession:

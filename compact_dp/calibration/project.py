@@ -27,6 +27,7 @@ import time
 import zlib
 from array import array
 from bisect import bisect_left
+from stat import S_ISREG
 
 from ..core.horizon import pooled_level
 from ..sessions.session import USER
@@ -329,6 +330,8 @@ def project_history(path: str, fmt: str, cwd: str | None, environ: Mapping[str, 
         try:
             st = os.stat(name)
         except OSError:
+            continue
+        if not S_ISREG(st.st_mode):              # a pipe would be waited on forever
             continue
         entry = saved.get(name)
         if entry is not None and entry[0] == st.st_size and entry[1] == st.st_mtime_ns:

@@ -49,7 +49,7 @@ def calibrate_command(env: Env, paths: list[str], output: str | None, fresh: boo
     from ..calibration.fit import fit
     from ..calibration.profile import load_profile, user_profile_path
     from ..errors import CompactDpError
-    from ..files import make_folder_for, write_atomic
+    from ..files import make_folder_for, regular_or_absent, write_atomic
     from ..history import each_request_once, inside_words, session_files
     from ..sessions.read import read_session
     from ..views.record import to_json
@@ -92,6 +92,8 @@ def calibrate_command(env: Env, paths: list[str], output: str | None, fresh: boo
     text = to_json(profile.as_dict()) if json_out else _words(profile)
     if target is not None and not dry_run:
         make_folder_for(target, may_make, "--output")
+        if not regular_or_absent(target):
+            raise UsageError(f"--output {target} is not a regular file; not touching it")
         kept = os.path.exists(target)
         try:
             import json as stdjson

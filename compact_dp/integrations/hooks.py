@@ -15,11 +15,13 @@ Code: any internal error is a line on stderr and exit 0.
 
 from __future__ import annotations
 
+import os
 import time
 
 from ..agents import HOLD_MARGIN
 from ..environment import Env
 from ..errors import CompactDpError, NotAHook, NotASession
+from ..files import regular_or_absent
 from ..views.words import dollars
 
 TYPE_CHECKING = False
@@ -49,6 +51,8 @@ def _decide(hook: dict[str, object], environ: Mapping[str, str]
     path = hook.get("transcript_path")
     if not isinstance(path, str) or not path:
         return None, None
+    if not regular_or_absent(os.path.expanduser(path)):
+        return None, None                     # a pipe would be waited on past any deadline
     reading, answered, _ = decide_transcript(path, environ, READING, time.time())
     if answered is None:
         return None, None
@@ -83,8 +87,13 @@ def pre_compact(hook: dict[str, object], environ: Mapping[str, str],
     if used is None or not window or used >= window * (1 - margin / 100):
         return ""                            # too close to the end of the window
     import json
-    reason = (f"compact-dp: an automatic compaction does not pay yet (it would lose "
-              f"{dollars(-decision.best_benefit, 2)}); {used:,} of {window:,.0f} tokens used")
+
+    from .statusline import Painter, decision_part
+    # why not yet, in the status line's words (a loss, a wait, the forecast's error, a
+    # likely last turn), without its colours
+    why = decision_part(decision, Painter(False)).removeprefix("not yet")
+    reason = (f"compact-dp: an automatic compaction does not pay yet{why}; {used:,} of "
+              f"{window:,.0f} tokens used")
     return json.dumps({"decision": "block", "reason": reason}) + "\n"
 
 

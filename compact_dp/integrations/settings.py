@@ -25,7 +25,7 @@ import shutil
 import sys
 
 from ..errors import UsageError, os_reason
-from ..files import make_folder_for, write_atomic
+from ..files import make_folder_for, regular_or_absent, write_atomic
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -130,6 +130,8 @@ class Settings:
 
 
 def read_settings(path: str) -> tuple[bytes, dict[str, object]]:
+    if not regular_or_absent(path):
+        raise UsageError(f"{path} is not a regular file; not touching it")
     try:
         with open(path, "rb") as f:
             raw = f.read()
