@@ -56,11 +56,13 @@ exponents = st.floats(0.0, 1.0)
     (0, 36.5, 0.115, 36.5), (3, 10.0, 0.5, 20.0), (8, 10.0, 0.5, 30.0),
     (99, 2.0, 1.0, 200.0), (1000, 42.0, 0.0, 42.0), (5, 0.5, 0.3, 1.0),
     (-7, 36.5, 0.115, 36.5), (math.nan, 36.5, 0.115, 36.5),
-    (math.inf, 1.0, 1.0, HUGE + 1.0), (1e300, 1.0, 1.0, HUGE + 1.0)])
+    (math.inf, 1.0, 1.0, HUGE), (1e300, 1.0, 1.0, HUGE), (HUGE - 2, 1.0, 1.0, HUGE - 1),
+    (3, 1e300, 0.5, HUGE), (0, math.inf, 0.5, HUGE)])
 def test_the_forecast_is_level_times_requests_plus_one_to_the_exponent(j, level, exponent,
                                                                        R):
     """Exact where the arithmetic is: a count below 0 or NaN reads as 0, beyond 10¹² as
-    10¹², and R is at least 1."""
+    10¹², and R is at least 1 and at most 10¹² (a profile's level of 1e300 once made the
+    schedule's arithmetic overflow)."""
     assert forecast(j, level, exponent) == R
 
 

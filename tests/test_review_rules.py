@@ -333,12 +333,17 @@ def test_a_parameter_set_in_the_environment_beats_the_profiles_figure():
 def test_a_hook_given_no_json_object_says_so_and_never_fails_its_agent():
     """Claude Code runs the hooks: standard input that is empty, not JSON or not an
     object is said on stderr, with exit status 0, so the agent goes on."""
+    deep = b'{"transcript_path": "x", "a": ' + b"[" * 3000 + b"]" * 3000 + b"}"
     for name in ("user-prompt-submit", "pre-compact"):
-        for stdin in (b"", b"not json\n", b"[1, 2]\n"):
+        for stdin in (b"", b"not json\n", b"[1, 2]\n", deep):
             r = run_cli("hook", name, input=stdin)
             assert r.returncode == 0, (name, stdin, r.stderr)
             assert r.stdout == b""
-            assert b"standard input holds no JSON object; nothing to do" in r.stderr
+            assert r.stderr == b"compact-dp: hook " + name.encode() + \
+                b": standard input holds no JSON object; nothing to do\n"
+    # nested past what the parser recurses to is no status either: the line says so
+    r = run_cli("statusline", "--color", "never", input=deep)
+    assert (r.returncode, r.stdout, r.stderr) == (0, b"compact-dp: no transcript yet\n", b"")
 
 
 @pytest.mark.parametrize("w5, w1, ttl", [(1000, 1000, "5m"), (999, 1000, "1h"),

@@ -501,3 +501,25 @@ def test_calibrate_names_each_file_it_skips_and_why(tmp_path):
         in err
     assert f"warning: skipped {folder / 'c.jsonl'}: not a session in a known format" in err
     assert "1 session read, 2 files skipped" in err
+
+
+def test_a_profile_of_extreme_but_legal_numbers_answers_everywhere(tmp_path):
+    """A level of 1e300 passes the profile's checks (finite, above 0): the forecast stays
+    a count (10¹² at most) and the decision, replay and the status line answer, where the
+    schedule's arithmetic once overflowed into an internal error."""
+    body = json.loads((ROOT / "compact_dp" / "calibration" / "default.json").read_text())
+    body["agents"]["claude-code"]["level"] = 1e300
+    body["agents"]["claude-code"]["compaction_seconds_per_mtok"] = 1e300
+    path = tmp_path / "extreme.json"
+    path.write_text(json.dumps(body))
+    env = clean_env(COMPACT_DP_PROFILE=str(path), COMPACT_DP_CACHE=str(tmp_path / "cache"))
+    example = str(EXAMPLES / "claude-code.jsonl")
+    decided = run_cli("--json", example, env=env)
+    assert decided.returncode == 0, decided.stderr
+    assert json.loads(decided.stdout)["derived"]["R"] == 1e12
+    assert run_cli("replay", example, env=env).returncode == 0
+    line = run_cli("statusline", "--color", "never", env=env, input=json.dumps(
+        {"transcript_path": example}).encode())
+    text = line.stdout.decode()
+    assert line.returncode == 0 and line.stderr == b"" and text.startswith(
+        ("/compact now", "not yet")) and len(text) < 200        # no 300-digit days

@@ -242,9 +242,11 @@ def test_a_transcript_rewritten_in_place_at_the_same_size_is_read_again(tmp_path
     (0, "0s", "0 s"), (59.4, "59s", "59 s"), (60, "1m", "60 s"), (89, "1m", "89 s"),
     (90, "2m", "2 min"), (3599, "60m", "60 min"), (3600, "1.0h", "60 min"),
     (5399, "1.5h", "90 min"), (5400, "1.5h", "1.5 h"), (172799, "48.0h", "48.0 h"),
-    (172800, "2d", "2 days")])
+    (172800, "2d", "2 days"), (365 * 86400, "365d", "365 days"),
+    (366 * 86400, ">1y", "over a year"), (1e300, ">1y", "over a year")])
 def test_durations_change_unit_at_a_minute_an_hour_and_two_days(seconds, short, long):
     """The status bar's short form changes unit at 60 s, 60 min and 48 h; --explain's at
-    90 s, 90 min and 48 h."""
+    90 s, 90 min and 48 h; past a year neither counts (a clock or a profile gone wrong
+    once printed 300 digits of days)."""
     from compact_dp.views.words import duration
     assert (duration(seconds, short=True), duration(seconds)) == (short, long)

@@ -35,10 +35,11 @@ def _count(x: float) -> float:
 
 
 def forecast(requests: float, level: float, exponent: float) -> float:
-    """The expected requests still to come, the next one included (at least 1)."""
+    """The expected requests still to come, the next one included (at least 1, at most
+    HUGE: a profile's level may be any positive number, R stays a count)."""
     j = _count(requests)
     grown: float = (j + 1.0) ** exponent     # typeshed: float ** float may be complex
-    return max(1.0, level * grown)
+    return min(max(1.0, level * grown), HUGE)
 
 
 def pooled_level(prior: float, weight: float, remaining: float, exposure: float) -> float:

@@ -23,7 +23,15 @@ SECONDS = 0.5              # Claude Code writes the whole object at once: ample
 
 def read_json(stream: IO[bytes] | None, seconds: float = SECONDS) -> object:
     """The JSON value on ``stream``; ValueError when there is none (not JSON, cut short,
-    nothing within ``seconds``, or no stdin at all)."""
+    nested past what the parser recurses to, nothing within ``seconds``, or no stdin at
+    all)."""
+    try:
+        return _read(stream, seconds)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+
+
+def _read(stream: IO[bytes] | None, seconds: float) -> object:
     if stream is None:
         raise ValueError("no standard input")
     try:

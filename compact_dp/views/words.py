@@ -36,8 +36,8 @@ def money(x: float) -> str:
 
 
 def duration(seconds: float, short: bool = False) -> str:
-    """"45 s", "4 min", "4.2 h", "3 days" — or, for the status bar, "45s", "4m", "4.2h",
-    "3d"."""
+    """"45 s", "4 min", "4.2 h", "3 days", "over a year" — or, for the status bar, "45s",
+    "4m", "4.2h", "3d", ">1y"."""
     units = ("s", "m", "h", "d") if short else (" s", " min", " h", " days")
     if seconds < (60 if short else 90):
         return f"{seconds:.0f}{units[0]}"
@@ -45,6 +45,8 @@ def duration(seconds: float, short: bool = False) -> str:
         return f"{seconds / 60:.0f}{units[1]}"
     if seconds < 172800:
         return f"{seconds / 3600:.1f}{units[2]}"
+    if seconds >= 366 * 86400:       # (a clock or a profile gone wrong: no 300-digit days)
+        return ">1y" if short else "over a year"
     return f"{seconds / 86400:.0f}{units[3]}"
 
 
