@@ -247,6 +247,29 @@ def test_an_explicit_wrong_format_is_an_error_not_an_empty_session(tmp_path):
     assert r.status == 2 and "no claude-code line" in r.err
 
 
+@pytest.mark.parametrize("data", [b"hello\nworld\n", b"[1, 2]\n\"x\"\n", b"\x00\xff\xfe\x80\n",
+                                  b"not json {\n42\n", b"{\"a\": 1}\n"])
+def test_text_named_claude_code_is_an_error_though_no_line_names_a_role(data, tmp_path):
+    """A Claude Code file is read only where a line names "user", "assistant" or
+    "system": text with none of them had passed as a session with nothing in it."""
+    f = tmp_path / "t.jsonl"
+    f.write_bytes(data)
+    r = run_main("--format", "claude-code", str(f))
+    assert (r.status, r.out) == (2, "") and r.err == (
+        f"compact-dp: error: {f}: no claude-code line in it (a session in another format? "
+        "--format auto tells)\n")
+
+
+@pytest.mark.parametrize("data", [b"", b"\n\n", b'{"type":"file-history-snapshot"}\n',
+                                  b'{"type":"queue-operation","operation":"enqueue"}\n'])
+def test_a_new_claude_code_transcript_named_so_is_a_session_with_nothing_yet(data, tmp_path):
+    """Empty, or only Claude Code's own typed lines before the first message: no error."""
+    f = tmp_path / "new.jsonl"
+    f.write_bytes(data)
+    r = run_main("--format", "claude-code", str(f))
+    assert r.status == 0 and r.out == "skip\n"
+
+
 def test_a_byte_order_mark_and_spaced_json_are_still_recognised(tmp_path):
     bom = write(tmp_path, b"\xef\xbb\xbf" + json.dumps(OPENAI_MESSAGES).encode(), "bom.json")
     assert decided(str(bom))["session"]["format"] == "openai"

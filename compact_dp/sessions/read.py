@@ -19,7 +19,7 @@ from .sniff import FORMATS, claude_code_bookkeeping, sniff
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
     from typing import IO
 
     from .line_reader import LineReader
@@ -319,7 +319,29 @@ def _jsonl(reader: LineReader, stream: IO[bytes], head: bytes, name: str, sniffe
     rest: list[bytes] = []
     for _ in feed_lines(reader, chunks(stream, head), rest):
         pass
-    return finished(reader, b"".join(rest), markers_of(format), name, format, sniffed)
+    session = finished(reader, b"".join(rest), markers_of(format), name, format, sniffed)
+    if format == "claude-code" and not sniffed and not reader.recognised and \
+            not _typed_line_in(head, loads):
+        # no line could be conversation, so none was parsed (check_recognised saw none):
+        # text named --format claude-code is not a session with nothing in it yet (a new
+        # transcript's first lines are typed JSON, bookkeeping before the conversation)
+        raise FormatError(f"{name}: no {format} line in it " + _hint(format, sniffed))
+    return session
+
+
+def _typed_line_in(head: bytes, loads: Callable[[bytes], object]) -> bool:
+    """Whether a line of ``head`` is a JSON object with a ``type`` (any Claude Code line),
+    or ``head`` is blank (an empty file is a session with nothing in it yet)."""
+    if not head.strip():
+        return True
+    for line in head.split(b"\n"):
+        try:
+            obj = loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(obj, dict) and isinstance(obj.get("type"), str):
+            return True
+    return False
 
 
 def _one_object_per_line(head: bytes) -> bool:
