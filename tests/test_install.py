@@ -313,3 +313,35 @@ def test_an_uninstall_of_settings_without_our_entries_touches_nothing(tmp_path):
     r = cli("uninstall", f)
     assert r.status == 0 and f.read_text() == SECRET
     assert backup(f).read_text() == '{"kept": "by someone"}\n'
+
+
+# --- JSON that does not survive a round trip -------------------------------------------------
+
+@pytest.mark.parametrize("number", ["1e999", "-1E400"])
+def test_a_number_json_cannot_write_back_is_refused_untouched(number, tmp_path):
+    """json reads 1e999 as infinite and would write it as Infinity, which is no JSON:
+    Claude Code could then read no settings at all."""
+    f = settings_file(tmp_path, '{"x": ' + number + "}")
+    r = cli("install", f)
+    assert r.status == 2 and r.err == (
+        f"compact-dp: error: {f} holds the number {number}, which JSON cannot be written "
+        "back with (it would become Infinity); not touching it\n")
+    assert f.read_text() == '{"x": ' + number + "}" and not backup(f).exists()
+
+
+def test_a_lone_surrogate_is_written_back_escaped_and_restored(tmp_path):
+    """"\\ud800" is legal JSON and no UTF-8: the settings are written back with it escaped
+    (it was an internal error), and uninstall gives the bytes back."""
+    text = '{"u": "\\ud800", "v": "caf\u00e9"}'
+    f = settings_file(tmp_path, text)
+    assert cli("install", f).status == 0
+    data = json.loads(f.read_bytes())
+    assert data["u"] == "\ud800" and data["v"] == "caf\u00e9" and "statusLine" in data
+    assert cli("uninstall", f).status == 0 and f.read_text() == text
+
+
+def test_a_status_line_that_is_no_object_is_named_as_it_is(tmp_path):
+    f = settings_file(tmp_path, '{"statusLine": "my-line"}')
+    r = cli("install", f)
+    assert r.status == 2 and r.err.endswith(
+        "a statusLine that is not compact-dp's ('my-line'); --force replaces it\n")

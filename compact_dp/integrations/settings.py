@@ -19,6 +19,7 @@ Code's ``settings.json``, merged in one step.
 from __future__ import annotations
 
 import json
+import math
 import os
 import shlex
 import shutil
@@ -142,12 +143,27 @@ def read_settings(path: str) -> tuple[bytes, dict[str, object]]:
     if not raw.strip():
         return raw, {}
     try:
-        data = json.loads(raw)
+        data = json.loads(raw, parse_float=_finite)
+    except _Unwritable as e:
+        raise UsageError(f"{path} holds the number {e}, which JSON cannot be written back "
+                         "with (it would become Infinity); not touching it") from None
     except ValueError as e:
         raise UsageError(f"{path} is not valid JSON ({e}); not touching it") from None
     if not isinstance(data, dict):
         raise UsageError(f"{path} is not a JSON object; not touching it")
     return raw, data
+
+
+class _Unwritable(ValueError):
+    """A number of the settings that json reads as infinite: written back, it would be
+    ``Infinity``, which is no JSON, and Claude Code could not read its settings."""
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (math.inf, -math.inf):
+        raise _Unwritable(text)
+    return value
 
 
 def _write(file: Settings, content: bytes, target: str) -> None:
@@ -188,7 +204,10 @@ def dumps_like(data: dict[str, object], original: bytes) -> bytes:
             break
     text = json.dumps(data, indent=indent, ensure_ascii=False)
     newline = not original or original.endswith(b"\n")
-    return (text + ("\n" if newline else "")).encode()
+    try:
+        return (text + ("\n" if newline else "")).encode()
+    except UnicodeEncodeError:          # a lone surrogate ("\ud800"): as the file wrote it
+        return (json.dumps(data, indent=indent) + ("\n" if newline else "")).encode()
 
 
 def installed(data: dict[str, object], prefix: str, block_auto_compact: bool, force: bool
@@ -204,8 +223,9 @@ def installed(data: dict[str, object], prefix: str, block_auto_compact: bool, fo
         _move(current, prefix)
     else:
         if current is not None and current != status_line and not force:
+            said = _get_command(current) if isinstance(current, dict) else current
             raise UsageError("settings already have a statusLine that is not compact-dp's "
-                             f"({_get_command(current)!r}); --force replaces it")
+                             f"({said!r}); --force replaces it")
         out["statusLine"] = status_line
     hooks = out.setdefault("hooks", {})
     if not isinstance(hooks, dict):
