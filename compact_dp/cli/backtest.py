@@ -101,9 +101,8 @@ def _map(work: Callable[[str], Past | None], items: list[str], jobs: int
     jobs = max(1, min(jobs, len(items)))
     if jobs == 1:
         return [work(i) for i in items]
-    from concurrent.futures import ProcessPoolExecutor
-    with ProcessPoolExecutor(jobs) as pool:
-        return list(pool.map(work, items, chunksize=max(1, len(items) // (jobs * 8))))
+    from ..replaying.batch import pool_map
+    return list(pool_map(work, items, jobs))
 
 
 def backtest_command(env: Env, paths: list[str], every_text: str | None, json_out: bool,
@@ -163,10 +162,9 @@ def _run(work: list[Work], jobs: int, env: Env) -> list[Doc]:
         task = progress.add_task("backtesting", total=len(work))
     try:
         if jobs > 1:
-            from concurrent.futures import ProcessPoolExecutor
-            with ProcessPoolExecutor(jobs) as pool:
-                for result in pool.map(_one, work, chunksize=max(1, len(work) // (jobs * 8))):
-                    step(result)
+            from ..replaying.batch import pool_map
+            for result in pool_map(_one, work, jobs):
+                step(result)
         else:
             for item in work:
                 step(_one(item))

@@ -26,7 +26,8 @@ from ..errors import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping
+    from collections.abc import Callable, Iterable, Iterator, Mapping
+    from typing import TypeVar
 
     from ..environment import Env
     from ..history import Selection
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
     # the keys of the requests they count, and the files left out into it whose side
     # files it bills
     Extra = tuple[frozenset[int], list[str]]
+    T = TypeVar("T")
+    R = TypeVar("R")
 
 
 # the policies a replay compares unless told (recorded and hindsight only where a
@@ -246,6 +249,39 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
+def pool_map(work: Callable[[T], R], items: list[T], jobs: int) -> Iterator[R]:
+    """``map(work, items)`` in ``jobs`` processes, in order.  However it ends — done, an
+    error, Ctrl-C, or SIGTERM sent to this process alone (the workers are not told: they
+    would wait on the pool's pipes for ever, orphaned) — no worker outlives it: a pool
+    left early is stopped and its workers killed.  SIGTERM becomes SystemExit(143) while
+    the pool runs, so that the stop happens."""
+    import signal
+    import threading
+    from concurrent.futures import ProcessPoolExecutor
+
+    def terminated(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+    main = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGTERM, terminated) if main else None
+    pool = ProcessPoolExecutor(jobs)
+    done = False
+    try:
+        yield from pool.map(work, items, chunksize=max(1, len(items) // (jobs * 8)))
+        done = True
+    finally:
+        if done:
+            pool.shutdown()
+        else:
+            workers = list((getattr(pool, "_processes", None) or {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
+            for worker in workers:
+                worker.kill()
+            for worker in workers:
+                worker.join(5)
+        if main:
+            signal.signal(signal.SIGTERM, old)
+
+
 def run_batch(paths: list[str], options: FileJob, jobs: int,
               progress: Callable[[int], None] | None = None,
               stdin: bytes | None = None, extras: list[Extra] | None = None) -> list[Doc]:
@@ -258,14 +294,11 @@ def run_batch(paths: list[str], options: FileJob, jobs: int,
     results: list[Doc] = []
     workers = min(jobs, cores(), len(paths))
     if workers > 1:
-        from concurrent.futures import ProcessPoolExecutor
         _preload()
-        with ProcessPoolExecutor(workers) as pool:
-            chunk = max(1, len(paths) // (workers * 8))
-            for result in pool.map(_worker, work, chunksize=chunk):
-                results.append(result)
-                if progress:
-                    progress(len(results))
+        for result in pool_map(_worker, work, workers):
+            results.append(result)
+            if progress:
+                progress(len(results))
     else:
         for item in work:
             results.append(_worker(item))

@@ -1,0 +1,60 @@
+"""replaying.batch.pool_map: replay's, backtest's and calibrate's process pool leaves no
+worker behind, however the run ends (a helper that signalled only the parent found its
+workers waiting on the pool's pipes for ever, orphaned)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from compact_dp.replaying.batch import pool_map
+
+
+def slow_square(n: int) -> tuple[int, int]:
+    time.sleep(0.05 if n else 0.0)
+    return os.getpid(), n * n
+
+
+def first_then_stuck(n: int) -> tuple[int, int]:
+    """The first answer at once; then each worker busy for longer than the pool waits on
+    a worker it stops (the pool's own shutdown would let it finish)."""
+    time.sleep(30 if n else 0.0)
+    return os.getpid(), n
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:                                    # a zombie not reaped yet is no worker either
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def test_the_results_come_in_order_and_every_worker_ends():
+    got = list(pool_map(slow_square, list(range(40)), 2))
+    assert [n for _pid, n in got] == [n * n for n in range(40)]
+    assert not any(alive(pid) for pid in {pid for pid, _n in got})
+
+
+@pytest.mark.parametrize("how", ["error", "sigterm"])
+def test_a_run_left_early_kills_its_workers(how):
+    """An error in the loop (Ctrl-C is one), or SIGTERM sent to this process alone."""
+    pids = set()
+    with pytest.raises(RuntimeError if how == "error" else SystemExit) as ended:
+        for pid, _n in pool_map(first_then_stuck, list(range(16)), 2):
+            pids.add(pid)
+            if how == "error":
+                raise RuntimeError("stop")
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(30)                 # (the signal's handler raises before this ends)
+    if how == "sigterm":
+        assert ended.value.code == 128 + signal.SIGTERM
+    assert pids and not any(alive(pid) for pid in pids)
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL      # given back
