@@ -250,3 +250,28 @@ def test_durations_change_unit_at_a_minute_an_hour_and_two_days(seconds, short, 
     once printed 300 digits of days)."""
     from compact_dp.views.words import duration
     assert (duration(seconds, short=True), duration(seconds)) == (short, long)
+
+
+def test_a_hand_edited_state_costs_one_fresh_read_never_an_error(tmp_path):
+    """A state whose reader loads but holds a value of another type (a model's name that
+    is a number) made every later call print the error: the call that meets it reads the
+    transcript afresh and replaces the state."""
+    import marshal
+
+    from .conftest import run_cli
+    example = EXAMPLES / "claude-code.jsonl"
+    env = clean_env(COMPACT_DP_CACHE=str(tmp_path / "cache"))
+    stdin = json.dumps({"transcript_path": str(example)}).encode()
+
+    def line() -> bytes:
+        p = run_cli("statusline", "--color", "never", input=stdin, env=env)
+        assert p.returncode == 0 and p.stderr == b""
+        return p.stdout
+    first = line()
+    state, = (tmp_path / "cache").glob("*.state")
+    saved = marshal.loads(state.read_bytes())
+    saved["reader"]["recorder"]["llms"].append(1.5)
+    state.write_bytes(marshal.dumps(saved))
+    assert line() == first
+    assert 1.5 not in marshal.loads(state.read_bytes())["reader"]["recorder"]["llms"]
+    assert line() == first

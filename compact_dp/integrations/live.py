@@ -8,7 +8,7 @@ import time
 
 from ..asking import Answer
 from ..question import Options, Question, decide_session
-from ..sessions.incremental import Reading, cache_dir, read_incremental
+from ..sessions.incremental import STATE_ERRORS, Reading, cache_dir, read_incremental
 
 PROJECT_READING = 0.3       # seconds a call may spend reading the project's other sessions
 
@@ -26,11 +26,22 @@ def decide_transcript(path: str, env: Mapping[str, str], seconds: float, now: fl
     for at most PROJECT_READING seconds a call (the rest on the next).  ``window``: the
     context window the agent itself reported (the status line's ``context_window_size``),
     the session's setting's first source."""
-    reading = read_incremental(os.path.expanduser(path), cache_dir(env),
-                               deadline=time.monotonic() + seconds)
+    path = os.path.expanduser(path)
+    deadline = time.monotonic() + seconds
+    reading = read_incremental(path, cache_dir(env), deadline=deadline)
     if reading.session is None:
         return reading, None, None
-    answered, question = decide_session(reading.session, Options(
-        environ=env, now=now, live_window=window, project="auto",
-        project_deadline=time.monotonic() + PROJECT_READING))
+    options = Options(environ=env, now=now, live_window=window, project="auto",
+                      project_deadline=time.monotonic() + PROJECT_READING)
+    try:
+        answered, question = decide_session(reading.session, options)
+    except STATE_ERRORS:
+        if not reading.resumed:
+            raise
+        # a saved state of another shape (hand-edited) gave a session nothing can decide
+        # on: one fresh read replaces it, instead of the same error on every call
+        reading = read_incremental(path, cache_dir(env), deadline=deadline, afresh=True)
+        if reading.session is None:
+            return reading, None, None
+        answered, question = decide_session(reading.session, options)
     return reading, answered, question

@@ -138,13 +138,17 @@ def prune(folder: str, days: float = PRUNE_DAYS, now: float | None = None) -> in
 
 
 def read_incremental(path: str, folder: str, tokens: str = "auto", format: str = "auto",
-                     deadline: float | None = None) -> Reading:
+                     deadline: float | None = None, afresh: bool = False) -> Reading:
     """The session (a summary, for the formats that resume) of a file that may have grown
     since the last call.  With a ``deadline`` (time.monotonic()), reading stops there and
-    the progress is saved: the next call goes on from that point."""
+    the progress is saved: the next call goes on from that point.  ``afresh``: the saved
+    state is not used (what it gave could not be decided on) and is replaced."""
     from ..core.scan import open_source
     with open_source(path, None) as f:
         try:
+            if afresh:
+                return _read_from(f, path, _cache_file(folder, path), os.fstat(f.fileno()),
+                                  tokens, format, deadline, None, True)
             return _read(f, path, folder, tokens, format, deadline)
         except OSError as e:
             raise InputError(f"{path}: {os_reason(e)}") from None
