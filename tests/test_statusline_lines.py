@@ -275,3 +275,48 @@ def test_a_hand_edited_state_costs_one_fresh_read_never_an_error(tmp_path):
     assert line() == first
     assert 1.5 not in marshal.loads(state.read_bytes())["reader"]["recorder"]["llms"]
     assert line() == first
+
+
+@pytest.mark.parametrize("home, xdg, where", [
+    ("{tmp}", "", "{tmp}/.cache/compact-dp"),
+    ("{tmp}", "{tmp}/xdg", "{tmp}/xdg/compact-dp"),
+    ("{tmp}", "relative/xdg", "{tmp}/.cache/compact-dp"),      # the XDG rule: ignored
+    ("", "", "{account}/.cache/compact-dp"),                   # empty: the account's home
+    ("relative", "", "{account}/.cache/compact-dp"),
+    ("{tmp}/missing", "", "")])                                 # never made: no cache
+def test_the_cache_folder_is_never_a_home_it_makes_nor_at_the_root(home, xdg, where, tmp_path):
+    """An empty HOME once put the cache in /.cache, a missing one was created."""
+    import os
+    import pwd
+
+    from compact_dp.sessions.incremental import cache_dir
+    if os.uname().sysname == "Darwin":
+        pytest.skip("macOS keeps it in ~/Library/Caches")
+    account = pwd.getpwuid(os.getuid()).pw_dir
+
+    def fill(text: str) -> str:
+        return text.replace("{tmp}", str(tmp_path)).replace("{account}", account)
+    environ = {"HOME": fill(home), "XDG_CACHE_HOME": fill(xdg)}
+    assert cache_dir(environ) == fill(where)
+
+
+def test_with_no_home_to_keep_a_cache_in_the_status_line_answers_and_writes_nothing(
+        tmp_path):
+    from .conftest import run_cli
+    env = {k: v for k, v in clean_env().items() if k not in ("COMPACT_DP_CACHE",
+                                                             "XDG_CACHE_HOME")}
+    env["HOME"] = str(tmp_path / "missing")
+    stdin = json.dumps({"transcript_path": str(EXAMPLES / "claude-code.jsonl")}).encode()
+    p = run_cli("statusline", "--color", "never", input=stdin, env=env, cwd=str(tmp_path))
+    assert p.returncode == 0 and p.stdout.startswith((b"/compact now", b"not yet"))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_no_cache_folder_names_no_file_a_relative_path_would_find_in_the_working_folder():
+    """cache_dir's "" is no cache: not a state or project cache of the same name in
+    whatever folder the agent runs the status line from."""
+    from compact_dp.calibration.project import cache_file
+    from compact_dp.sessions.incremental import _cache_file
+    assert _cache_file("", "/p/s.jsonl") == "" and cache_file("", "/p") == ""
+    assert _cache_file("/c", "/p/s.jsonl").startswith("/c/") and cache_file("/c", "/p") \
+        .startswith("/c/project-")

@@ -280,6 +280,8 @@ def _candidates(path: str, fmt: str) -> tuple[str, list[str]]:
 
 
 def cache_file(folder: str, root: str) -> str:
+    if not folder:
+        return ""                               # no cache: nothing opens or saves ""
     key = zlib.crc32(root.encode("utf-8", "surrogateescape"))
     return os.path.join(folder, f"project-{key:08x}.cache")
 

@@ -57,12 +57,23 @@ SUFFIX = ".state"
 
 def cache_dir(environ: Mapping[str, str]) -> str:
     """$COMPACT_DP_CACHE, else $XDG_CACHE_HOME/compact-dp, else ~/.cache/compact-dp
-    (~/Library/Caches/compact-dp on macOS); an empty variable counts as unset."""
+    (~/Library/Caches/compact-dp on macOS); an empty variable counts as unset, and so does
+    a relative XDG_CACHE_HOME (the XDG rule).  ~ is $HOME when that is an absolute path,
+    else the account's home; "" (no cache: every call reads afresh) when that folder is
+    not there — a cache never creates a home, nor a folder at the root for an empty one."""
     if environ.get("COMPACT_DP_CACHE"):
         return environ["COMPACT_DP_CACHE"]
-    if environ.get("XDG_CACHE_HOME"):
+    if os.path.isabs(environ.get("XDG_CACHE_HOME", "")):
         return os.path.join(environ["XDG_CACHE_HOME"], "compact-dp")
-    home = os.path.expanduser("~")
+    home = environ.get("HOME", "")
+    if not os.path.isabs(home):
+        try:
+            import pwd
+            home = pwd.getpwuid(os.getuid()).pw_dir
+        except (ImportError, KeyError, OSError):
+            return ""
+    if not (os.path.isabs(home) and os.path.isdir(home)):
+        return ""
     if os.uname().sysname == "Darwin":
         return os.path.join(home, "Library", "Caches", "compact-dp")
     return os.path.join(home, ".cache", "compact-dp")
@@ -80,6 +91,8 @@ class Reading:
 
 
 def _cache_file(folder: str, path: str) -> str:
+    if not folder:
+        return ""                               # no cache: nothing opens or saves ""
     key = zlib.crc32(path.encode("utf-8", "surrogateescape"))
     name = os.path.basename(path)[:48].replace(os.sep, "_")
     return os.path.join(folder, f"{key:08x}-{name}{SUFFIX}")
