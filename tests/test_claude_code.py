@@ -731,6 +731,22 @@ def test_statusline_reading_a_long_transcript_makes_progress_call_by_call(
     assert "reading" not in lines[-1]
 
 
+def test_statusline_with_no_cache_says_why_it_reads_on_for_ever(tmp_path, monkeypatch):
+    """With no folder to keep its progress in, each call starts over: the line says so,
+    where it once showed the same share on every call and never why."""
+    from compact_dp.integrations import statusline as sl
+    monkeypatch.setattr(sl, "READING", -1.0)
+    f = big_session(tmp_path)
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")                          # a cache "folder" that is a file
+    lines = [statusline(status_json(f), tmp_path, COMPACT_DP_CACHE=str(blocked / "c")).out
+             for _ in range(3)]
+    assert len(set(lines)) == 1 and "reading the transcript, " in lines[0] and \
+        "(no cache to go on from: COMPACT_DP_CACHE names one)" in lines[0]
+    kept = statusline(status_json(f), tmp_path).out
+    assert "reading the transcript, " in kept and "no cache" not in kept
+
+
 def test_statusline_gets_past_a_line_longer_than_a_chunk(tmp_path, monkeypatch):
     from compact_dp.integrations import statusline as sl
     monkeypatch.setattr(sl, "READING", -1.0)

@@ -85,9 +85,10 @@ class Reading:
     read, and how far into the file it is."""
 
     def __init__(self, session: Session | None, bytes_read: int, resumed: bool,
-                 done: int = 0, size: int = 0):
+                 done: int = 0, size: int = 0, kept: bool = True):
         self.session, self.bytes_read, self.resumed = session, bytes_read, resumed
         self.done, self.size = done, size
+        self.kept = kept            # False: the progress could not be saved (no cache)
 
 
 def _cache_file(folder: str, path: str) -> str:
@@ -117,7 +118,7 @@ def _load(file: str, path: str, st: os.stat_result) -> State | None:
     return saved
 
 
-def _save(file: str, saved: State) -> None:
+def _save(file: str, saved: State) -> bool:
     """Atomically replace the state file (mode 600); any failure (a full disk, the status
     line's time running out mid-write) leaves the old state or none, and no temporary
     file.  A new state first prunes the old ones."""
@@ -125,7 +126,7 @@ def _save(file: str, saved: State) -> None:
     folder = os.path.dirname(file)
     if not os.path.exists(file) and os.path.isdir(folder):
         prune(folder)
-    save_cache(file, saved)
+    return save_cache(file, saved)
 
 
 def prune(folder: str, days: float = PRUNE_DAYS, now: float | None = None) -> int:
@@ -223,14 +224,15 @@ def _read_from(f: IO[bytes], path: str, file: str, st: os.stat_result, tokens: s
             break
     read = f.tell() - start
     stopped = stopped and f.read(1) != b""
+    kept = True
     if offset != start or not resumed:
         f.seek(max(0, offset - CHECK))
         check = _checksum(f.read(min(CHECK, offset)))
-        _save(file, {"version": CACHE_VERSION, "path": path, "ino": st.st_ino,
+        kept = _save(file, {"version": CACHE_VERSION, "path": path, "ino": st.st_ino,
                      "dev": st.st_dev, "offset": offset, "check": check, "format": found,
                      "tokens": tokens, "afresh": afresh, "reader": reader.state()})
     if stopped:
-        return Reading(None, read, resumed, offset, st.st_size)
+        return Reading(None, read, resumed, offset, st.st_size, kept)
     session = finished(reader, b"".join(rest), markers_of(found), path, found,
                        sniffed=format == "auto")          # the state is saved already
     return Reading(session, read, resumed, offset, st.st_size)
