@@ -490,3 +490,10 @@ def test_a_bad_cache_ttl_is_one_line_before_any_reading(argv):
     assert r.status == 2 and r.out == ""
     assert r.err == "compact-dp: error: --cache-ttl: 't=1' is not a TTL " \
                     "(5m, 1h, 30m or seconds)\n"
+
+
+@pytest.mark.parametrize("ttl", ["1e400", "inf", "1e400h"])
+def test_an_infinite_cache_ttl_is_refused_as_p_write_inf_is(ttl):
+    r = run_main("--cache-ttl", ttl, str(ROOT / "examples" / "claude-code.jsonl"))
+    assert (r.status, r.out) == (2, "") and r.err == \
+        f"compact-dp: error: --cache-ttl: {ttl!r} is not a TTL (it must be finite)\n"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -63,6 +64,22 @@ def test_a_timestamp_is_its_seconds_since_the_epoch_read_once_or_again(y, mo, d,
     first = parse_time(text)
     assert first == reference_time(text)
     assert parse_time(text) == first                      # the minute is remembered
+
+
+@pytest.mark.parametrize("text", ["0001-01-01T00:00:00.000Z", "1969-12-31T23:59:59.999Z",
+                                  "9999-12-31T23:59:59.999Z", "5200-01-01T00:00:00.000Z",
+                                  "0001-01-01 00:00:00", "9999-12-31T23:59:59+00:00"])
+def test_a_text_time_no_clock_shows_is_no_time_as_a_number_would_be(text):
+    """Before 1970 or past year 5138 (1e11 s, a number's bound): "cold since 739,955
+    days" came of year 1 taken as real."""
+    assert parse_time(text) is None
+
+
+@pytest.mark.parametrize("text, seconds", [("1970-01-01T00:00:00.000Z", 0.0),
+                                           ("5138-11-16T09:46:39.000Z", 1e11 - 1),
+                                           ("2026-12-06 09:00:00", 1796547600.0)])
+def test_the_bounds_of_a_text_time_are_times(text, seconds):
+    assert parse_time(text) == seconds
 
 
 def test_a_minute_that_is_no_time_is_no_time_again_and_spares_its_neighbours():

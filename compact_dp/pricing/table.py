@@ -13,6 +13,7 @@ A provider's cache granularity (``cache_granularity``: OpenAI caches prefixes of
 
 from __future__ import annotations
 
+import math
 import os
 
 TYPE_CHECKING = False
@@ -116,6 +117,8 @@ def parse_ttl(text: str | float) -> float:
         raise ValueError(f"{text!r} is not a TTL (5m, 1h, 30m or seconds)") from None
     if not value > 0:
         raise ValueError(f"{text!r} is not a TTL (it must be positive)")
+    if value == math.inf:
+        raise ValueError(f"{text!r} is not a TTL (it must be finite)")
     return value
 
 

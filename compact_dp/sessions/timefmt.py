@@ -46,7 +46,9 @@ def _minute(text: str) -> int | None:
 
 
 def parse_time(text: object) -> float | None:
-    """Seconds since the epoch, or None for anything that is not a timestamp."""
+    """Seconds since the epoch, or None for anything that is not a timestamp — a text one
+    no clock shows either (before 1970, or past what a number may say: year 5138), as a
+    number's range already says."""
     if isinstance(text, str):
         if len(text) < 10:
             return None
@@ -54,14 +56,16 @@ def parse_time(text: object) -> float | None:
             if len(text) >= 20 and text[4] == "-" and text[7] == "-" and \
                     text[10] in "Tt " and text[-1] in "Zz":
                 minute = _minute(text)
-                return None if minute is None else minute + float(text[17:-1])
-            from datetime import UTC, datetime  # here: only for a rare shape
-            stamp = datetime.fromisoformat(text)
-            if stamp.tzinfo is None:
-                stamp = stamp.replace(tzinfo=UTC)
-            return stamp.timestamp()
+                value = None if minute is None else minute + float(text[17:-1])
+            else:
+                from datetime import UTC, datetime  # here: only for a rare shape
+                stamp = datetime.fromisoformat(text)
+                if stamp.tzinfo is None:
+                    stamp = stamp.replace(tzinfo=UTC)
+                value = stamp.timestamp()
         except (ValueError, IndexError):
             return None
+        return value if value is not None and 0 <= value < 1e11 else None
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         if not 0 <= text < 1e14:             # not a time: garbage, NaN or infinite
             return None
