@@ -54,6 +54,8 @@ BROKEN = {
     "not JSON": "{profile",
     "a list": "[]",
     "another version": json.dumps({**a_profile(), "profile_version": 2}),
+    "a version true": json.dumps({**a_profile(), "profile_version": True}),
+    "a version 1.0": json.dumps({**a_profile(), "profile_version": 1.0}),
     "no agents": json.dumps({k: v for k, v in a_profile().items() if k != "agents"}),
     "agents a list": json.dumps({**a_profile(), "agents": []}),
     "an agent a number": json.dumps({**a_profile(), "agents": {"claude-code": 5}}),

@@ -106,7 +106,8 @@ class Profile:
         """The profile a file holds; ValueError for anything else, checked to the last
         figure here, so that a hand-edited file fails where it is read, never later in a
         decision."""
-        if not isinstance(data, dict) or data.get("profile_version") != VERSION:
+        if not isinstance(data, dict) or type(data.get("profile_version")) is not int or \
+                data["profile_version"] != VERSION:                 # (True == 1 too)
             raise ValueError("not a compact-dp profile of this version")
         entries, end = data.get("agents"), data.get("end_chance")
         if not isinstance(entries, dict) or not all(isinstance(e, dict)
