@@ -192,13 +192,16 @@ def unread(fd: int) -> int:
     return buf[0]
 
 
-def test_ctrl_c_while_reading_is_one_line_and_exit_130(tmp_path):
-    """The decision reading a session from a pipe that stays open: SIGINT, once it has
+@pytest.mark.parametrize("argv", [["--turns", "5", "-"], ["replay", "-"]],
+                         ids=["decision", "replay"])
+def test_ctrl_c_while_reading_is_one_line_and_exit_130(argv, tmp_path):
+    """The decision (or replay, a command typer runs: it turns Ctrl-C into a silent exit
+    130 of its own) reading a session from a pipe that stays open: SIGINT, once it has
     read what was sent, ends it with the documented status and one line."""
     read_end, write_end = os.pipe()
     # as at a terminal: SIGINT at its default (a background job of a script, like this
     # test run under `cmd &`, inherits it ignored, and Python then leaves it ignored)
-    p = subprocess.Popen([command_path(), "--turns", "5", "-"], stdin=read_end,
+    p = subprocess.Popen([command_path(), *argv], stdin=read_end,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env(),
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     os.close(read_end)

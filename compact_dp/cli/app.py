@@ -55,6 +55,8 @@ def run(name: str, argv: list[str], env: Env) -> int:
         raise UsageError(e.format_message()) from None
     except CompactDpError:
         raise
+    if status == EXIT_INTERRUPTED:         # typer turns Ctrl-C into a silent Exit(130)
+        return env.fail("interrupted", EXIT_INTERRUPTED)
     if printed.getvalue():
         return env.write(printed.getvalue()) or status
     return status
