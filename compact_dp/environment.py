@@ -25,6 +25,15 @@ MIN_WIDTH = 40            # narrower than this (COLUMNS=0, a terminal reporting 
 DEFAULT_WIDTH = 80        # when nothing says how wide the output is
 
 
+def home_of(environ: Mapping[str, str]) -> str:
+    """``~``: the environment's $HOME when it is an absolute path, else none ("").  The
+    environment given is the whole truth, never mixed with the process's own or the
+    account's: a caller (a test, the Python API) that gives no HOME has no home, and an
+    empty or relative one would put folders at the root or under the working folder."""
+    home = environ.get("HOME") or ""
+    return home if os.path.isabs(home) else ""
+
+
 def process_environ() -> Mapping[str, str]:
     """The process's own environment variables: what the command reads (``Env.from_process``)
     and what the Python API reads unless given ``environ=`` — the one place either looks."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 
+from .environment import home_of
 from .errors import os_reason
 from .files import regular_or_absent
 
@@ -31,7 +32,7 @@ NOT_NAME = re.compile(r"[^A-Za-z0-9]")       # what Claude Code writes as '-' in
 def default_folders(environ: Mapping[str, str]) -> list[tuple[str, str]]:
     """(agent, folder) of the agents' own session folders that exist, each once; ``~`` is
     the environment's $HOME (none without it: the environment given is the whole truth)."""
-    home = environ.get("HOME") or ""
+    home = home_of(environ)
     claude = [os.path.join(d.strip(), "projects")
               for d in (environ.get("CLAUDE_CONFIG_DIR") or "").split(",") if d.strip()] \
         or ([os.path.join(home, ".claude", "projects")] if home else [])

@@ -180,13 +180,13 @@ def test_a_link_into_a_folder_that_does_not_exist_is_refused(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["settings.json"] and link.is_symlink()
 
 
-def test_only_the_default_folder_is_created_and_only_for_its_owner(tmp_path, monkeypatch):
+def test_only_the_default_folder_is_created_and_only_for_its_owner(tmp_path):
     home = tmp_path / "home"
     home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    r = run_main("install", "claude-code", "--dry-run")
+    environ = {"HOME": str(home)}      # (the environment given is the whole truth)
+    r = run_main("install", "claude-code", "--dry-run", environ=environ)
     assert r.status == 0 and "statusLine" in r.out and os.listdir(home) == []
-    r = run_main("install", "claude-code")
+    r = run_main("install", "claude-code", environ=environ)
     claude = home / ".claude"
     assert r.status == 0 and mode(claude) == 0o700 and os.listdir(claude) == ["settings.json"]
     assert mode(claude / "settings.json") == 0o600
@@ -210,12 +210,12 @@ def test_no_copy_of_the_settings_is_ever_on_disk_more_readable_than_its_mode(
     assert seen == [0o600, 0o600]                        # the backup, then the settings
 
 
-def test_the_default_folder_is_made_even_through_a_linked_home(tmp_path, monkeypatch):
+def test_the_default_folder_is_made_even_through_a_linked_home(tmp_path):
     (tmp_path / "real-home").mkdir()
     (tmp_path / "home").symlink_to(tmp_path / "real-home")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
     for dry_run in (["--dry-run"], []):
-        r = run_main("install", "claude-code", *dry_run)
+        r = run_main("install", "claude-code", *dry_run,
+                     environ={"HOME": str(tmp_path / "home")})
         assert r.status == 0 and r.err == ""
     assert mode(tmp_path / "real-home" / ".claude" / "settings.json") == 0o600
 
@@ -345,3 +345,18 @@ def test_a_status_line_that_is_no_object_is_named_as_it_is(tmp_path):
     r = cli("install", f)
     assert r.status == 2 and r.err.endswith(
         "a statusLine that is not compact-dp's ('my-line'); --force replaces it\n")
+
+
+@pytest.mark.parametrize("home", [None, "", "relative/home"])
+def test_without_a_home_install_needs_settings_named(home, tmp_path):
+    """~ is the environment's absolute HOME, as for every default folder: none, empty or
+    relative is no home (a relative one once named a folder under the working one)."""
+    environ = {} if home is None else {"HOME": home}
+    for verb in ("install", "uninstall"):
+        r = run_main(verb, "claude-code", "--dry-run", environ=environ)
+        assert (r.status, r.out) == (2, "") and r.err == (
+            "compact-dp: error: no home folder (HOME is not an absolute path): --settings "
+            "names the settings file\n")
+    f = settings_file(tmp_path)
+    r = run_main("install", "claude-code", "--settings", str(f), environ=environ)
+    assert r.status == 0 and "statusLine" in json.loads(f.read_text())

@@ -157,7 +157,8 @@ def user_profile_path(environ: Mapping[str, str]) -> str | None:
     without either: the environment given is the whole truth, as for the session folders
     (history.default_folders), so that a caller's own environment is never mixed with the
     process's."""
-    home = environ.get("HOME")
+    from ..environment import home_of
+    home = home_of(environ)
     base = environ.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if home else "")
     return os.path.join(base, "compact-dp", "profile.json") if base else None
 

@@ -50,11 +50,11 @@ def _backup_note(path: str, words: str) -> str:
 def build_install(env: Env) -> Command:
     def install(files: list[str] | None, settings: str | None, dry_run: bool, force: bool,
                 block_auto_compact: bool) -> int:
-        from ..integrations.settings import command_prefix, default_settings
+        from ..integrations.settings import command_prefix, default_settings, settings_path
         from ..integrations.settings import install as do_install
         _target(files)
         default = default_settings(env.environ)
-        path = settings or default
+        path = settings_path(settings, default)
         change = do_install(path, command_prefix(env.program, env.environ), dry_run, force,
                             block_auto_compact, default)
         if dry_run or not change:
@@ -67,10 +67,10 @@ def build_install(env: Env) -> Command:
 
 def build_uninstall(env: Env) -> Command:
     def uninstall(files: list[str] | None, settings: str | None, dry_run: bool) -> int:
-        from ..integrations.settings import default_settings
+        from ..integrations.settings import default_settings, settings_path
         from ..integrations.settings import uninstall as do_uninstall
         _target(files)
-        path = settings or default_settings(env.environ)
+        path = settings_path(settings, default_settings(env.environ))
         change = do_uninstall(path, dry_run)
         if dry_run or not change:
             return env.write(change or f"{path}: nothing of compact-dp's to remove\n")

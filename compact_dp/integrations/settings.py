@@ -35,10 +35,21 @@ if TYPE_CHECKING:
 BACKUP_SUFFIX = ".compact-dp-backup"
 
 
-def default_settings(environ: Mapping[str, str]) -> str:
-    """~/.claude/settings.json, with ~ from ``environ``'s HOME (else the user's home)."""
-    home = environ.get("HOME") or os.path.expanduser("~")
-    return os.path.join(home, ".claude", "settings.json")
+def default_settings(environ: Mapping[str, str]) -> str | None:
+    """~/.claude/settings.json, ~ as every default folder has it (environment.home_of);
+    None without a home: then --settings must say where (``settings_path``)."""
+    from ..environment import home_of
+    home = home_of(environ)
+    return os.path.join(home, ".claude", "settings.json") if home else None
+
+
+def settings_path(given: str | None, default: str | None) -> str:
+    if given:
+        return given
+    if default is None:
+        raise UsageError("no home folder (HOME is not an absolute path): --settings names "
+                         "the settings file")
+    return default
 
 
 def command_prefix(program: str, environ: Mapping[str, str]) -> str:

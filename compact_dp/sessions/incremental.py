@@ -58,21 +58,16 @@ SUFFIX = ".state"
 def cache_dir(environ: Mapping[str, str]) -> str:
     """$COMPACT_DP_CACHE, else $XDG_CACHE_HOME/compact-dp, else ~/.cache/compact-dp
     (~/Library/Caches/compact-dp on macOS); an empty variable counts as unset, and so does
-    a relative XDG_CACHE_HOME (the XDG rule).  ~ is $HOME when that is an absolute path,
-    else the account's home; "" (no cache: every call reads afresh) when that folder is
-    not there — a cache never creates a home, nor a folder at the root for an empty one."""
+    a relative XDG_CACHE_HOME (the XDG rule).  "" (no cache: every call reads afresh)
+    without a home (environment.home_of), or when that folder is not there: a cache never
+    creates a home, nor a folder at the root for an empty HOME."""
     if environ.get("COMPACT_DP_CACHE"):
         return environ["COMPACT_DP_CACHE"]
     if os.path.isabs(environ.get("XDG_CACHE_HOME", "")):
         return os.path.join(environ["XDG_CACHE_HOME"], "compact-dp")
-    home = environ.get("HOME", "")
-    if not os.path.isabs(home):
-        try:
-            import pwd
-            home = pwd.getpwuid(os.getuid()).pw_dir
-        except (ImportError, KeyError, OSError):
-            return ""
-    if not (os.path.isabs(home) and os.path.isdir(home)):
+    from ..environment import home_of
+    home = home_of(environ)
+    if not (home and os.path.isdir(home)):
         return ""
     if os.uname().sysname == "Darwin":
         return os.path.join(home, "Library", "Caches", "compact-dp")
