@@ -261,7 +261,10 @@ def test_text_named_claude_code_is_an_error_though_no_line_names_a_role(data, tm
 
 
 @pytest.mark.parametrize("data", [b"", b"\n\n", b'{"type":"file-history-snapshot"}\n',
-                                  b'{"type":"queue-operation","operation":"enqueue"}\n'])
+                                  b'{"type":"queue-operation","operation":"enqueue"}\n',
+                                  # a pasted prompt longer than the 64 KiB looked at
+                                  b'{"type":"queue-operation","content":"' + b"a" * 70_000 +
+                                  b'"}\n'])
 def test_a_new_claude_code_transcript_named_so_is_a_session_with_nothing_yet(data, tmp_path):
     """Empty, or only Claude Code's own typed lines before the first message: no error."""
     f = tmp_path / "new.jsonl"

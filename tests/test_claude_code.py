@@ -742,9 +742,10 @@ def test_statusline_with_no_cache_says_why_it_reads_on_for_ever(tmp_path, monkey
     lines = [statusline(status_json(f), tmp_path, COMPACT_DP_CACHE=str(blocked / "c")).out
              for _ in range(3)]
     assert len(set(lines)) == 1 and "reading the transcript, " in lines[0] and \
-        "(no cache to go on from: COMPACT_DP_CACHE names one)" in lines[0]
+        "(its progress cannot be saved in a cache folder, so every call starts over)" in \
+        lines[0]
     kept = statusline(status_json(f), tmp_path).out
-    assert "reading the transcript, " in kept and "no cache" not in kept
+    assert "reading the transcript, " in kept and "cannot be saved" not in kept
 
 
 def test_statusline_gets_past_a_line_longer_than_a_chunk(tmp_path, monkeypatch):

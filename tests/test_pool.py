@@ -58,3 +58,53 @@ def test_a_run_left_early_kills_its_workers(how):
         assert ended.value.code == 128 + signal.SIGTERM
     assert pids and not any(alive(pid) for pid in pids)
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL      # given back
+
+
+def test_sigterm_to_one_worker_ends_that_worker_not_the_run_as_if_terminated():
+    """A worker is forked after the main process traps SIGTERM: it must not inherit the
+    trap and hand SystemExit(143) back as its answer."""
+    from concurrent.futures.process import BrokenProcessPool
+    pids = set()
+    with pytest.raises(BrokenProcessPool):
+        for pid, _n in pool_map(first_then_stuck, list(range(16)), 2):
+            pids.add(pid)
+            os.kill(pid, signal.SIGTERM)
+    assert pids and not any(alive(pid) for pid in pids)
+
+
+def test_a_program_s_own_sigterm_handler_is_left_in_place():
+    """The Python API runs the same pool: a host that handles SIGTERM keeps its handler
+    during the run and after it."""
+    def host(signum, frame):
+        pass
+    old = signal.signal(signal.SIGTERM, host)
+    try:
+        seen = []
+        for _pid, _n in pool_map(slow_square, list(range(4)), 2):
+            seen.append(signal.getsignal(signal.SIGTERM))
+        assert seen == [host] * 4 and signal.getsignal(signal.SIGTERM) is host
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+def test_pools_closed_out_of_order_leave_no_trap_behind():
+    first = pool_map(slow_square, list(range(8)), 2)
+    next(first)
+    second = pool_map(slow_square, list(range(8)), 2)
+    next(second)
+    first.close()
+    second.close()
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+
+
+def test_a_handler_set_while_the_pool_runs_is_not_undone_by_its_end():
+    def later(signum, frame):
+        pass
+    run = pool_map(slow_square, list(range(8)), 2)
+    next(run)
+    signal.signal(signal.SIGTERM, later)
+    try:
+        run.close()
+        assert signal.getsignal(signal.SIGTERM) is later
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)

@@ -636,7 +636,7 @@ def test_replay_starts_a_worker_per_core_at_most(args, cores, workers, tmp_path,
     started = []
 
     class Pool(concurrent.futures.ThreadPoolExecutor):
-        def __init__(self, max_workers):
+        def __init__(self, max_workers, **process_pool_only):     # (its initializer)
             started.append(max_workers)
             super().__init__(max_workers)
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", Pool)

@@ -242,12 +242,13 @@ def test_a_transcript_rewritten_in_place_at_the_same_size_is_read_again(tmp_path
     (0, "0s", "0 s"), (59.4, "59s", "59 s"), (60, "1m", "60 s"), (89, "1m", "89 s"),
     (90, "2m", "2 min"), (3599, "60m", "60 min"), (3600, "1.0h", "60 min"),
     (5399, "1.5h", "90 min"), (5400, "1.5h", "1.5 h"), (172799, "48.0h", "48.0 h"),
-    (172800, "2d", "2 days"), (365 * 86400, "365d", "365 days"),
-    (366 * 86400, ">1y", "over a year"), (1e300, ">1y", "over a year")])
+    (172800, "2d", "2 days"), (459 * 86400, "459d", "459 days"),
+    (36524 * 86400, "36524d", "36524 days"), (36525 * 86400, ">100y", "over 100 years"),
+    (1e300, ">100y", "over 100 years")])
 def test_durations_change_unit_at_a_minute_an_hour_and_two_days(seconds, short, long):
     """The status bar's short form changes unit at 60 s, 60 min and 48 h; --explain's at
-    90 s, 90 min and 48 h; past a year neither counts (a clock or a profile gone wrong
-    once printed 300 digits of days)."""
+    90 s, 90 min and 48 h; past a century neither counts (a clock or a profile gone
+    wrong once printed 300 digits of days), while a real session's 459 days are said."""
     from compact_dp.views.words import duration
     assert (duration(seconds, short=True), duration(seconds)) == (short, long)
 
@@ -318,3 +319,29 @@ def test_no_cache_folder_names_no_file_a_relative_path_would_find_in_the_working
     assert _cache_file("", "/p/s.jsonl") == "" and cache_file("", "/p") == ""
     assert _cache_file("/c", "/p/s.jsonl").startswith("/c/") and cache_file("/c", "/p") \
         .startswith("/c/project-")
+
+
+def test_a_bug_in_deciding_is_read_afresh_once_then_said(tmp_path, monkeypatch):
+    """The fresh read is for a state of another shape; an error that is not the state's
+    must not send every later call through a whole new read of a long transcript."""
+    import time as clock
+
+    from compact_dp.integrations import live
+    example = str(EXAMPLES / "claude-code.jsonl")
+    environ = {"COMPACT_DP_CACHE": str(tmp_path / "cache")}
+    assert live.decide_transcript(example, environ, 5.0, clock.time())[1] is not None
+    fresh = []
+    read = live.read_incremental
+
+    def counted(*args, **kw):
+        fresh.append(kw.get("afresh", False))
+        return read(*args, **kw)
+
+    def bug(*args, **kw):
+        raise ValueError("a bug")
+    monkeypatch.setattr(live, "read_incremental", counted)
+    monkeypatch.setattr(live, "decide_session", bug)
+    for _ in range(3):
+        with pytest.raises(ValueError, match="a bug"):
+            live.decide_transcript(example, environ, 5.0, clock.time())
+    assert fresh == [False, True, False, False]

@@ -419,6 +419,15 @@ def test_the_pre_compact_hook_gives_the_waits_reason_not_a_negative_loss(tmp_pat
         "compact-dp: an automatic compaction does not pay yet: a later turn end "
         f"(~{w['requests']:,.0f} requests on) saves ~{dollars(w['expected_benefit'])} "
         "more; ") and "$-" not in reason and "lose" not in reason
+    # a line that is no "not yet …" (nothing to weigh) is set apart, not run on
+    from compact_dp.integrations import statusline
+    with unittest.mock.patch.object(clock, "time", lambda: moment(s, 30.0)), \
+            unittest.mock.patch.object(statusline, "decision_part",
+                                       lambda d, paint: "no compaction to weigh yet"):
+        r = run_main("hook", "pre-compact", "--margin", "0", stdin=json.dumps(
+            {"transcript_path": str(f), "trigger": "auto"}).encode(), environ=env)
+    assert json.loads(r.out)["reason"].startswith(
+        "compact-dp: an automatic compaction does not pay yet: no compaction to weigh yet; ")
 
 
 # --- how long a compaction takes -------------------------------------------------------------

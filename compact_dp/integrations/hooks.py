@@ -91,7 +91,8 @@ def pre_compact(hook: dict[str, object], environ: Mapping[str, str],
     from .statusline import Painter, decision_part
     # why not yet, in the status line's words (a loss, a wait, the forecast's error, a
     # likely last turn), without its colours
-    why = decision_part(decision, Painter(False)).removeprefix("not yet")
+    said = decision_part(decision, Painter(False))
+    why = said.removeprefix("not yet") if said.startswith("not yet") else f": {said}"
     reason = (f"compact-dp: an automatic compaction does not pay yet{why}; {used:,} of "
               f"{window:,.0f} tokens used")
     return json.dumps({"decision": "block", "reason": reason}) + "\n"

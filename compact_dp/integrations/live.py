@@ -36,8 +36,8 @@ def decide_transcript(path: str, env: Mapping[str, str], seconds: float, now: fl
     try:
         answered, question = decide_session(reading.session, options)
     except STATE_ERRORS:
-        if not reading.resumed:
-            raise
+        if not reading.resumed or reading.afresh:
+            raise               # not the state's doing: said, not read again on every call
         # a saved state of another shape (hand-edited) gave a session nothing can decide
         # on: one fresh read replaces it, instead of the same error on every call
         reading = read_incremental(path, cache_dir(env), deadline=deadline, afresh=True)

@@ -225,8 +225,8 @@ def status_line(status: dict[str, object], environ: Mapping[str, str], now: floa
             if answered is None:
                 share = reading.done / reading.size if reading.size else 0.0
                 problem = f"reading the transcript, {share:.0%}" + (
-                    "" if reading.kept else " (no cache to go on from: "
-                    "COMPACT_DP_CACHE names one)")
+                    "" if reading.kept else " (its progress cannot be saved in a cache "
+                    "folder, so every call starts over)")
             else:
                 decision = answered.decision
         except OutOfTime:

@@ -249,6 +249,13 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
+def _worker_signals() -> None:
+    """A worker ends at SIGTERM the system's way: forked, it would otherwise inherit
+    pool_map's handler and hand SystemExit back to the main process as a result."""
+    import signal
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def pool_map(work: Callable[[T], R], items: list[T], jobs: int) -> Iterator[R]:
     """``map(work, items)`` in ``jobs`` processes, in order.  However it ends — done, an
     error, Ctrl-C, or SIGTERM sent to this process alone (the workers are not told: they
@@ -261,9 +268,13 @@ def pool_map(work: Callable[[T], R], items: list[T], jobs: int) -> Iterator[R]:
 
     def terminated(signum: int, frame: object) -> None:
         raise SystemExit(128 + signum)
-    main = threading.current_thread() is threading.main_thread()
-    old = signal.signal(signal.SIGTERM, terminated) if main else None
-    pool = ProcessPoolExecutor(jobs)
+    # only where nobody else handles SIGTERM: a program that calls the Python API keeps
+    # its own handler (and the pool may then outlive a SIGTERM, as any pool would)
+    trap = threading.current_thread() is threading.main_thread() and \
+        signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    if trap:
+        signal.signal(signal.SIGTERM, terminated)
+    pool = ProcessPoolExecutor(jobs, initializer=_worker_signals)
     done = False
     try:
         yield from pool.map(work, items, chunksize=max(1, len(items) // (jobs * 8)))
@@ -278,8 +289,8 @@ def pool_map(work: Callable[[T], R], items: list[T], jobs: int) -> Iterator[R]:
                 worker.kill()
             for worker in workers:
                 worker.join(5)
-        if main:
-            signal.signal(signal.SIGTERM, old)
+        if trap and signal.getsignal(signal.SIGTERM) is terminated:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def run_batch(paths: list[str], options: FileJob, jobs: int,

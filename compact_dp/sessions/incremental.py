@@ -80,10 +80,11 @@ class Reading:
     read, and how far into the file it is."""
 
     def __init__(self, session: Session | None, bytes_read: int, resumed: bool,
-                 done: int = 0, size: int = 0, kept: bool = True):
+                 done: int = 0, size: int = 0, kept: bool = True, afresh: bool = False):
         self.session, self.bytes_read, self.resumed = session, bytes_read, resumed
         self.done, self.size = done, size
         self.kept = kept            # False: the progress could not be saved (no cache)
+        self.afresh = afresh        # its state began as a retry: an error is the reader's
 
 
 def _cache_file(folder: str, path: str) -> str:
@@ -227,7 +228,7 @@ def _read_from(f: IO[bytes], path: str, file: str, st: os.stat_result, tokens: s
                      "dev": st.st_dev, "offset": offset, "check": check, "format": found,
                      "tokens": tokens, "afresh": afresh, "reader": reader.state()})
     if stopped:
-        return Reading(None, read, resumed, offset, st.st_size, kept)
+        return Reading(None, read, resumed, offset, st.st_size, kept, afresh)
     session = finished(reader, b"".join(rest), markers_of(found), path, found,
                        sniffed=format == "auto")          # the state is saved already
-    return Reading(session, read, resumed, offset, st.st_size)
+    return Reading(session, read, resumed, offset, st.st_size, kept, afresh)

@@ -19,7 +19,7 @@ from .sniff import FORMATS, claude_code_bookkeeping, sniff
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator
+    from collections.abc import Iterable, Iterator
     from typing import IO
 
     from .line_reader import LineReader
@@ -321,7 +321,7 @@ def _jsonl(reader: LineReader, stream: IO[bytes], head: bytes, name: str, sniffe
         pass
     session = finished(reader, b"".join(rest), markers_of(format), name, format, sniffed)
     if format == "claude-code" and not sniffed and not reader.recognised and \
-            not _typed_line_in(head, loads):
+            not _typed_line_in(head):
         # no line could be conversation, so none was parsed (check_recognised saw none):
         # text named --format claude-code is not a session with nothing in it yet (a new
         # transcript's first lines are typed JSON, bookkeeping before the conversation)
@@ -329,19 +329,14 @@ def _jsonl(reader: LineReader, stream: IO[bytes], head: bytes, name: str, sniffe
     return session
 
 
-def _typed_line_in(head: bytes, loads: Callable[[bytes], object]) -> bool:
-    """Whether a line of ``head`` is a JSON object with a ``type`` (any Claude Code line),
-    or ``head`` is blank (an empty file is a session with nothing in it yet)."""
+def _typed_line_in(head: bytes) -> bool:
+    """Whether a line of ``head`` reads as a JSON object with a ``type`` (every Claude Code
+    line does; one longer than the head is cut, so it is not parsed), or ``head`` is blank
+    (an empty file is a session with nothing in it yet)."""
     if not head.strip():
         return True
-    for line in head.split(b"\n"):
-        try:
-            obj = loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(obj, dict) and isinstance(obj.get("type"), str):
-            return True
-    return False
+    return any(line.lstrip().startswith(b"{") and b'"type"' in line
+               for line in head.split(b"\n"))
 
 
 def _one_object_per_line(head: bytes) -> bool:

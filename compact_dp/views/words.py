@@ -35,9 +35,12 @@ def money(x: float) -> str:
     return sign + (f"${x:.2g}" if x < 0.01 else dollars(x, 3).rstrip("0"))
 
 
+CENTURY = 36525 * 86400.0           # past it a duration is no real one: not counted in days
+
+
 def duration(seconds: float, short: bool = False) -> str:
-    """"45 s", "4 min", "4.2 h", "3 days", "over a year" — or, for the status bar, "45s",
-    "4m", "4.2h", "3d", ">1y"."""
+    """"45 s", "4 min", "4.2 h", "3 days", "over 100 years" — or, for the status bar,
+    "45s", "4m", "4.2h", "3d", ">100y"."""
     units = ("s", "m", "h", "d") if short else (" s", " min", " h", " days")
     if seconds < (60 if short else 90):
         return f"{seconds:.0f}{units[0]}"
@@ -45,8 +48,8 @@ def duration(seconds: float, short: bool = False) -> str:
         return f"{seconds / 60:.0f}{units[1]}"
     if seconds < 172800:
         return f"{seconds / 3600:.1f}{units[2]}"
-    if seconds >= 366 * 86400:       # (a clock or a profile gone wrong: no 300-digit days)
-        return ">1y" if short else "over a year"
+    if seconds >= CENTURY:           # (a clock or a profile gone wrong: no 300-digit days)
+        return ">100y" if short else "over 100 years"
     return f"{seconds / 86400:.0f}{units[3]}"
 
 
