@@ -12,6 +12,10 @@ import pytest
 
 from compact_dp.replaying.batch import pool_map
 
+# the pool's own thread failing (as on 3.11 when it found cancelled futures of killed
+# workers) prints a traceback a user would see: here it fails the test
+pytestmark = pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
+
 
 def slow_square(n: int) -> tuple[int, int]:
     time.sleep(0.05 if n else 0.0)
@@ -108,3 +112,28 @@ def test_a_handler_set_while_the_pool_runs_is_not_undone_by_its_end():
         assert signal.getsignal(signal.SIGTERM) is later
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+@pytest.mark.parametrize("sig, status, said", [(signal.SIGINT, 130, b"compact-dp: interrupted\n"),
+                                               (signal.SIGTERM, 143, b"")])
+def test_replay_stopped_mid_pool_says_one_line_and_no_traceback(sig, status, said, tmp_path):
+    """As a user meets it: replay --jobs 2 on a folder, signalled once it has begun (its
+    pool's thread once printed a traceback when it found its workers killed)."""
+    import subprocess
+
+    from .conftest import INPUTS, clean_env, command_path
+    import shutil
+    for i in range(100):                    # ~2 s of work on two cores; hard links: no copies
+        try:
+            os.link(INPUTS / "syn_2500.jsonl", tmp_path / f"s{i:03d}.jsonl")
+        except OSError:                     # (another file system)
+            shutil.copy(INPUTS / "syn_2500.jsonl", tmp_path / f"s{i:03d}.jsonl")
+    p = subprocess.Popen([command_path(), "replay", "--jobs", "2", str(tmp_path)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=clean_env(),
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(0.8)
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=60)
+    if p.returncode == 0:
+        pytest.skip("replay finished before the signal")
+    assert (p.returncode, err) == (status, said)

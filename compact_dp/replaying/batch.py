@@ -256,6 +256,10 @@ def _worker_signals() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+def _chunk(work: Callable[[T], R], items: list[T]) -> list[R]:
+    return [work(item) for item in items]
+
+
 def pool_map(work: Callable[[T], R], items: list[T], jobs: int) -> Iterator[R]:
     """``map(work, items)`` in ``jobs`` processes, in order.  However it ends — done, an
     error, Ctrl-C, or SIGTERM sent to this process alone (the workers are not told: they
@@ -275,16 +279,23 @@ def pool_map(work: Callable[[T], R], items: list[T], jobs: int) -> Iterator[R]:
     if trap:
         signal.signal(signal.SIGTERM, terminated)
     pool = ProcessPoolExecutor(jobs, initializer=_worker_signals)
+    size = max(1, len(items) // (jobs * 8))
+    # chunks submitted as pool.map would, but never cancelled: on 3.11 the pool's own
+    # thread, finding its workers killed, fails on a cancelled future with a traceback
+    # on stderr; left pending, each is just marked broken
+    chunks = [pool.submit(_chunk, work, items[i:i + size])
+              for i in range(0, len(items), size)]
     done = False
     try:
-        yield from pool.map(work, items, chunksize=max(1, len(items) // (jobs * 8)))
+        for chunk in chunks:
+            yield from chunk.result()
         done = True
     finally:
         if done:
             pool.shutdown()
         else:
             workers = list((getattr(pool, "_processes", None) or {}).values())
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.shutdown(wait=False)
             for worker in workers:
                 worker.kill()
             for worker in workers:
