@@ -119,10 +119,10 @@ def test_a_handler_set_while_the_pool_runs_is_not_undone_by_its_end():
 def test_replay_stopped_mid_pool_says_one_line_and_no_traceback(sig, status, said, tmp_path):
     """As a user meets it: replay --jobs 2 on a folder, signalled once it has begun (its
     pool's thread once printed a traceback when it found its workers killed)."""
+    import shutil
     import subprocess
 
     from .conftest import INPUTS, clean_env, command_path
-    import shutil
     for i in range(100):                    # ~2 s of work on two cores; hard links: no copies
         try:
             os.link(INPUTS / "syn_2500.jsonl", tmp_path / f"s{i:03d}.jsonl")
