@@ -8,6 +8,7 @@ target in one ``os.replace``: a crash leaves the old file or the new one, never 
 from __future__ import annotations
 
 import os
+from stat import S_ISREG
 
 from .errors import UsageError, os_reason
 
@@ -60,12 +61,9 @@ def regular_or_absent(path: str) -> bool:
     """Whether ``path`` is a regular file (a link to one counts) or not there at all:
     what compact-dp may read whole or replace.  Reading a named pipe would wait forever."""
     try:
-        import stat
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except FileNotFoundError:
+        return S_ISREG(os.stat(path).st_mode)
+    except OSError:                     # not there, or what opening it says is said instead
         return True
-    except OSError:
-        return True                     # (what opening it then says is said instead)
 
 
 def write_atomic(path: str, data: str | bytes, mode: int | None = None) -> None:

@@ -26,9 +26,9 @@ def decide_transcript(path: str, env: Mapping[str, str], seconds: float, now: fl
     for at most PROJECT_READING seconds a call (the rest on the next).  ``window``: the
     context window the agent itself reported (the status line's ``context_window_size``),
     the session's setting's first source."""
-    path = os.path.expanduser(path)
+    path, folder = os.path.expanduser(path), cache_dir(env)
     deadline = time.monotonic() + seconds
-    reading = read_incremental(path, cache_dir(env), deadline=deadline)
+    reading = read_incremental(path, folder, deadline=deadline)
     if reading.session is None:
         return reading, None, None
     options = Options(environ=env, now=now, live_window=window, project="auto",
@@ -40,7 +40,7 @@ def decide_transcript(path: str, env: Mapping[str, str], seconds: float, now: fl
             raise               # not the state's doing: said, not read again on every call
         # a saved state of another shape (hand-edited) gave a session nothing can decide
         # on: one fresh read replaces it, instead of the same error on every call
-        reading = read_incremental(path, cache_dir(env), deadline=deadline, afresh=True)
+        reading = read_incremental(path, folder, deadline=deadline, afresh=True)
         if reading.session is None:
             return reading, None, None
         answered, question = decide_session(reading.session, options)

@@ -156,10 +156,7 @@ def read_incremental(path: str, folder: str, tokens: str = "auto", format: str =
     from ..core.scan import open_source
     with open_source(path, None) as f:
         try:
-            if afresh:
-                return _read_from(f, path, _cache_file(folder, path), os.fstat(f.fileno()),
-                                  tokens, format, deadline, None, True)
-            return _read(f, path, folder, tokens, format, deadline)
+            return _read(f, path, folder, tokens, format, deadline, afresh)
         except OSError as e:
             raise InputError(f"{path}: {os_reason(e)}") from None
 
@@ -172,10 +169,10 @@ STATE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 
 
 def _read(f: IO[bytes], path: str, folder: str, tokens: str, format: str,
-          deadline: float | None) -> Reading:
+          deadline: float | None, afresh: bool = False) -> Reading:
     st = os.fstat(f.fileno())
     file = _cache_file(folder, path)
-    saved = _load(file, path, st)
+    saved = None if afresh else _load(file, path, st)
     if saved is not None:
         offset = saved["offset"]
         f.seek(max(0, offset - CHECK))
@@ -188,7 +185,7 @@ def _read(f: IO[bytes], path: str, folder: str, tokens: str, format: str,
             except STATE_ERRORS:
                 # not refused on every call until the file changes
                 return _read_from(f, path, file, st, tokens, format, deadline, None, True)
-    return _read_from(f, path, file, st, tokens, format, deadline, None, False)
+    return _read_from(f, path, file, st, tokens, format, deadline, None, afresh)
 
 
 def _read_from(f: IO[bytes], path: str, file: str, st: os.stat_result, tokens: str,
