@@ -5,6 +5,7 @@
                                [--awk-program compact_dp.awk] [--awk-max-lines 10000]
                                [--sessions 24] [--skip-sessions]
                                [--history-only] [--history-runs 2] [--backtest-only]
+    python benchmarks/bench.py --compare OLD.json [NEW.json]
 
 Baselines: one plain ``mawk '{n+=length($0)} END{print n}'`` pass over the same file (the
 floor any tool pays to read it) and a bare ``python -c pass`` (the interpreter's start-up).
@@ -25,7 +26,10 @@ ratios, not the milliseconds.  Sections:
    each goal zero);
 7. backtest on the corpus and the shared sessions, leave one project out (the profile
    fitted without the project scored, the forecast walk-forward within it): issue 27's
-   goals of the forecast, the dollars and the policy, pooled and per project (the same);
+   goals of the forecast, the dollars and the policy, pooled and per project (the same),
+   each with the central 90 % of 200 resamples of each project's sessions; the run is kept
+   in benchmarks/data/lopo/sessions.json, and ``--compare OLD.json`` sets an earlier one
+   beside it, paired session by session (docs/backtest.md, "How sure these are");
 8. a whole history: a ~1 GB ~/.claude/projects-shaped tree built once from the corpus
    (every id rewritten per copy, so nothing collapses), replayed with --policy recorded and
    with the four default policies, in MB per CPU-second (user + sys of every process),
@@ -57,6 +61,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
+RUN = DATA / "lopo" / "sessions.json"    # the last leave-one-project-out run (--compare)
 GENERATOR_VERSION = 3
 SHARED = HERE.parent.parent / "shared" / "transcripts" / "claude-code"
 CORPUS_UNPACK = HERE.parent.parent / "shared" / "transcripts" / "corpus" / "unpack"
@@ -756,6 +761,73 @@ def lopo_figures(results: list[dict]) -> tuple[dict, list[tuple[str, int, float]
             "outside": f"{outside} of {len(projects)}"}, projects
 
 
+def resampled(results: list[dict], figures_of, rounds: int = 200,
+              seed: int = 27) -> list[list[float | None]]:
+    """``figures_of`` over ``rounds`` resamples of the sessions: each held-out project's
+    sessions drawn again with replacement, as many as it has.  How far the figures move
+    says what the corpus can tell apart: 89 long sessions, most of them from one project,
+    leave a share such as "cheaper than both thresholds" a few hundredths wide either way,
+    and a mend that moves a figure less than that is not evidence.  Seeded, so that two
+    runs print the same intervals."""
+    rng = random.Random(seed)
+    groups: dict[str, list[dict]] = {}
+    for r in results:
+        groups.setdefault(r.get("held_out", ""), []).append(r)
+    return [figures_of([rng.choice(members) for members in groups.values()
+                        for _ in members]) for _ in range(rounds)]
+
+
+def interval(values: list[float | None], good=None,
+             share: float = 0.9) -> tuple[float, float, float | None] | None:
+    """The central ``share`` of the values (nearest rank) and the share of them that
+    ``good`` holds for (None without ``good``); None when no value is known."""
+    known = sorted(v for v in values if v is not None)
+    if not known:
+        return None
+    tail = (1.0 - share) / 2.0
+    lo = known[int(tail * (len(known) - 1) + 0.5)]
+    hi = known[int((1.0 - tail) * (len(known) - 1) + 0.5)]
+    return lo, hi, (sum(1 for v in known if good(v)) / len(known) if good else None)
+
+
+def compare_runs(old: list[dict], new: list[dict], rounds: int = 200) -> None:
+    """Print how a change moved issue 27's figures: the sessions the two runs share, each
+    figure's difference (new less old) with the central 90 % of its difference over paired
+    resamples (both runs drawn on the same sessions, which is far narrower than either
+    run's own interval), and the objective and dollars dp saved against what was recorded.
+    A difference whose interval holds 0 is one the corpus cannot tell from chance."""
+    def key(r: dict) -> tuple:
+        return r.get("held_out"), r["session_id"]
+    before = {key(r): r for r in old}
+    pairs = [(before[key(r)], r) for r in new if key(r) in before]
+    if not pairs:
+        print("compare: the two runs share no session")
+        return
+
+    def figures(sample: list) -> list:
+        a, b = (lopo_figures([pair[k] for pair in sample])[0]["values"] for k in (0, 1))
+        return [None if x is None or y is None else y - x for x, y in zip(a, b)]
+
+    def saved(r: dict, what: str) -> float:
+        runs = r.get("policies") or {}
+        return runs["recorded"][what] - runs["dp"][what] if "dp" in runs else 0.0
+    grouped = [dict(pair[1], pair=pair) for pair in pairs]
+    again = resampled(grouped, lambda sample: figures([r["pair"] for r in sample]), rounds)
+    print(f"compare: {len(pairs)} sessions in both runs; new less old, and the central 90 % "
+          f"of {rounds} paired resamples")
+    for k, (name, *_rest) in enumerate(GOALS_27):
+        value = figures(pairs)[k]
+        spread = interval([v[k] for v in again])
+        if value is None or spread is None:
+            continue
+        beyond = "" if spread[0] <= 0 <= spread[1] else "  beyond chance"
+        print(f"  {name:<46} {value:+8.3f}  {spread[0]:+.3f} … {spread[1]:+.3f}{beyond}")
+    for what, label in (("objective", "objective"), ("comparable_cost", "dollars")):
+        print(f"  dp's {label} saved against recorded, every session: "
+              f"${sum(saved(a, what) for a, _ in pairs):,.2f} → "
+              f"${sum(saved(b, what) for _, b in pairs):,.2f}")
+
+
 def backtest_section(cdp: str, goals: list) -> None:
     """Issue 27's goals on the corpus and the shared sessions, leave-one-project-out: the
     built-in profile fitted without the project scored, each forecast walk-forward within
@@ -774,6 +846,7 @@ def backtest_section(cdp: str, goals: list) -> None:
         goals.append(("backtest: issue 27 goals missed", float(len(GOALS_27)), 0.0,
                       "it did not run"))
         return
+    RUN.write_text(json.dumps(results))
     figures, projects = lopo_figures(results)
     total = figures["total"]
     s = total["scores"] or {}
@@ -784,14 +857,24 @@ def backtest_section(cdp: str, goals: list) -> None:
           "others (benchmarks/data/lopo/), e.g.\n"
           "  COMPACT_DP_PROFILE=benchmarks/data/lopo/without-entireio__cli.json compact-dp "
           'backtest "$(../shared/transcripts/corpus/unpack)"/claude-code/entireio__cli')
-    print(f"  {'what':<46} {'issue':>7} {'here':>7}  goal")
+    again = resampled(results, lambda sample: lopo_figures(sample)[0]["values"])
+    print(f"  {'what':<46} {'issue':>7} {'here':>7}  {'goal':<9} {'':6}  "
+          "90 % of resamples   goal met in")
     missed = 0
-    for (name, today, target, good), value in zip(GOALS_27, figures["values"]):
+    for k, ((name, today, target, good), value) in enumerate(zip(GOALS_27,
+                                                                  figures["values"])):
         ok = value is not None and good(value)
         missed += not ok
         shown = figures["outside"] if name.startswith("projects") else \
             "-" if value is None else f"{value:.3f}"
-        print(f"  {name:<46} {today:>7} {shown:>7}  {target:<9} {'ok' if ok else 'MISSED'}")
+        spread = interval([v[k] for v in again], good)
+        spread_shown = "" if spread is None else \
+            f"{spread[0]:6.3f} – {spread[1]:<6.3f}   {spread[2]:6.0%}"
+        print(f"  {name:<46} {today:>7} {shown:>7}  {target:<9} {'ok' if ok else 'MISSED':6}  "
+              f"{spread_shown}")
+    print(f"  (resamples: {len(again)} draws of each project's sessions with replacement; "
+          "a figure's interval says how far\n  another sample of the same projects could "
+          "put it, and \"goal met in\" how often it would be met)")
     print(f"  dp / cheapest schedule in dollars, dollar saving: median "
           f"{_fmt(total.get('dp_dollar_share_median'))}, summed "
           f"{_fmt(total.get('dp_dollar_share_sum'))} (no goal: like with like, in dollars)")
@@ -970,7 +1053,20 @@ def main() -> int:
                     help="only the leave-one-project-out backtest")
     ap.add_argument("--history-runs", type=int, default=2,
                     help="runs of each history replay (the least CPU time counts)")
+    ap.add_argument("--compare", nargs="+", metavar="RUN.json",
+                    help="how a change moved issue 27's figures: an earlier run's "
+                    f"{RUN.relative_to(HERE.parent)} (copied away) against the last, or two runs")
     args = ap.parse_args()
+    if args.compare:
+        if len(args.compare) > 2:
+            ap.error("--compare takes one run, or two")
+        try:
+            old, new = [json.loads(Path(p).read_text())
+                        for p in [*args.compare, str(RUN)][:2]]
+        except (OSError, ValueError) as e:
+            ap.error(f"--compare: {e}")
+        compare_runs(old, new)
+        return 0
     sizes = [int(s) for s in args.sizes.split(",")]
     cdp = find_command()
     goals: list = []

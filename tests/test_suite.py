@@ -114,3 +114,69 @@ def test_bench_counts_a_tie_with_the_cheaper_threshold_apart_from_a_win():
     for r, cost in zip(results, (4.0, 5.0, 4.9, 0.5)):
         r["policies"]["hindsight"] = {"comparable_cost": cost}
     assert bench.threshold_ties(results, "hindsight") == (1, 2, 3)
+
+
+def test_bench_resamples_each_project_apart_and_reads_the_central_share():
+    """``make bench``'s intervals: a resample draws each held-out project's sessions again,
+    as many as it has (a project with one session is that session every time; the pooled
+    draw would mix projects), seeded; the interval is the central 90 % by nearest rank,
+    with the share of resamples where the goal holds."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import bench
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    results = [{"held_out": "a", "v": v} for v in (1.0, 2.0, 3.0)] + \
+        [{"held_out": "b", "v": 100.0}]
+
+    def figures(sample: list[dict]) -> list[float | None]:
+        a = [r["v"] for r in sample if r["held_out"] == "a"]
+        return [sum(r["v"] for r in sample if r["held_out"] == "b"), float(len(a)),
+                sum(a) / len(a)]
+    again = bench.resampled(results, figures, rounds=300)
+    assert len(again) == 300
+    assert {v[0] for v in again} == {100.0} and {v[1] for v in again} == {3.0}
+    means = {v[2] for v in again}
+    assert min(means) < 2.0 < max(means)
+    assert all(abs(3 * m - round(3 * m)) < 1e-9 for m in means)   # thirds: 3 of a's
+    assert again == bench.resampled(results, figures, rounds=300)      # seeded
+    assert again != bench.resampled(results, figures, rounds=300, seed=28)
+    lo, hi, met = bench.interval([None] + [float(x) for x in range(1, 101)],
+                                 lambda x: x > 80)
+    assert (lo, hi, met) == (6.0, 95.0, 0.2)
+    assert bench.interval([None, None]) is None
+    assert bench.interval([2.0, 1.0]) == (1.0, 2.0, None)
+
+
+def test_bench_compare_pairs_the_sessions_of_two_runs(monkeypatch, capsys):
+    """``bench.py --compare``: the differences are taken on the sessions both runs hold,
+    paired (a shift every session shares is beyond chance however wide each run's own
+    spread; a shift on a single session is not), with the saving against recorded."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import bench
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    n = len(bench.GOALS_27)
+
+    def figures(results: list[dict]) -> tuple[dict, list]:
+        mean = sum(r["v"] for r in results) / len(results)
+        last = sum(r["w"] for r in results) / len(results)
+        return {"values": [mean, last] + [None] * (n - 2)}, []
+    monkeypatch.setattr(bench, "lopo_figures", figures)
+
+    def run(shift: float, one: float) -> list[dict]:
+        costs = {"recorded": 10.0, "dp": 9.0 - shift}
+        return [{"held_out": "p", "session_id": str(k), "v": 10.0 * k + shift,
+                 "w": one if k == 0 else 0.0,
+                 "policies": {name: {"objective": c, "comparable_cost": c}
+                              for name, c in costs.items()}} for k in range(20)]
+    extra = {"held_out": "q", "session_id": "only in the new run", "v": 1e6, "w": 0.0,
+             "policies": {}}
+    bench.compare_runs(run(0.0, 0.0), run(0.5, 40.0) + [extra], rounds=100)
+    out = capsys.readouterr().out
+    assert "20 sessions in both runs" in out
+    first, second = [line for line in out.splitlines() if line.startswith("  ")][:2]
+    assert "+0.500" in first and first.endswith("beyond chance")
+    assert "+2.000" in second and not second.endswith("beyond chance")
+    assert "$20.00 → $30.00" in out
