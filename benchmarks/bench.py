@@ -766,9 +766,10 @@ def resampled(results: list[dict], figures_of, rounds: int = 200,
     """``figures_of`` over ``rounds`` resamples of the sessions: each held-out project's
     sessions drawn again with replacement, as many as it has.  How far the figures move
     says what the corpus can tell apart: 89 long sessions, most of them from one project,
-    leave a share such as "cheaper than both thresholds" a few hundredths wide either way,
-    and a mend that moves a figure less than that is not evidence.  Seeded, so that two
-    runs print the same intervals."""
+    leave a share such as "cheaper than both thresholds" about ±0.08 wide, and a mend that
+    moves a figure less than that is not evidence.  The projects themselves are not drawn
+    again (there are 12): how the figures vary between projects is not in the interval.
+    Seeded, so that two runs print the same intervals."""
     rng = random.Random(seed)
     groups: dict[str, list[dict]] = {}
     for r in results:
@@ -779,8 +780,9 @@ def resampled(results: list[dict], figures_of, rounds: int = 200,
 
 def interval(values: list[float | None], good=None,
              share: float = 0.9) -> tuple[float, float, float | None] | None:
-    """The central ``share`` of the values (nearest rank) and the share of them that
-    ``good`` holds for (None without ``good``); None when no value is known."""
+    """The central ``share`` of the values (the sorted values at the positions nearest
+    (1 ± share) / 2 of the way along) and the share of them that ``good`` holds for (None
+    without ``good``); None when no value is known."""
     known = sorted(v for v in values if v is not None)
     if not known:
         return None
@@ -790,19 +792,44 @@ def interval(values: list[float | None], good=None,
     return lo, hi, (sum(1 for v in known if good(v)) / len(known) if good else None)
 
 
-def compare_runs(old: list[dict], new: list[dict], rounds: int = 200) -> None:
+RUN_FIELDS = ("held_out", "session_id", "requests", "points", "policies")
+
+
+def run_sessions(data: object, where: str) -> list[dict]:
+    """The sessions of a run ``backtest_section`` saved; ValueError, naming ``where``, for
+    anything else."""
+    if not isinstance(data, list) or not all(isinstance(r, dict) and
+                                             all(k in r for k in RUN_FIELDS) for r in data):
+        raise ValueError(f"{where}: not a run saved by bench.py (a list of backtested "
+                         f"sessions, each with {', '.join(RUN_FIELDS)})")
+    return data
+
+
+def _session_keys(run: list[dict]) -> list[tuple]:
+    """Each session's key for pairing two runs: its project and session id, and which of
+    the sessions with both it is in the run's order (the runs list a project's files in
+    one order; a path would not do, for the corpus is unpacked under each user's home)."""
+    seen: dict[tuple, int] = {}
+    keys = []
+    for r in run:
+        k = (r["held_out"], r["session_id"])
+        seen[k] = seen.get(k, -1) + 1
+        keys.append((*k, seen[k]))
+    return keys
+
+
+def compare_runs(old: list[dict], new: list[dict], rounds: int = 200) -> bool:
     """Print how a change moved issue 27's figures: the sessions the two runs share, each
     figure's difference (new less old) with the central 90 % of its difference over paired
-    resamples (both runs drawn on the same sessions, which is far narrower than either
-    run's own interval), and the objective and dollars dp saved against what was recorded.
-    A difference whose interval holds 0 is one the corpus cannot tell from chance."""
-    def key(r: dict) -> tuple:
-        return r.get("held_out"), r["session_id"]
-    before = {key(r): r for r in old}
-    pairs = [(before[key(r)], r) for r in new if key(r) in before]
+    resamples (both runs' figures on the same drawn sessions, so that what every session
+    shares is not lost in how the sessions differ), and the objective and dollars dp saved
+    against what was recorded.  A difference whose interval holds 0 is one the corpus
+    cannot tell from chance.  False when the runs share no session."""
+    before = dict(zip(_session_keys(old), old))
+    pairs = [(before[k], r) for k, r in zip(_session_keys(new), new) if k in before]
     if not pairs:
         print("compare: the two runs share no session")
-        return
+        return False
 
     def figures(sample: list) -> list:
         a, b = (lopo_figures([pair[k] for pair in sample])[0]["values"] for k in (0, 1))
@@ -813,19 +840,23 @@ def compare_runs(old: list[dict], new: list[dict], rounds: int = 200) -> None:
         return runs["recorded"][what] - runs["dp"][what] if "dp" in runs else 0.0
     grouped = [dict(pair[1], pair=pair) for pair in pairs]
     again = resampled(grouped, lambda sample: figures([r["pair"] for r in sample]), rounds)
-    print(f"compare: {len(pairs)} sessions in both runs; new less old, and the central 90 % "
-          f"of {rounds} paired resamples")
+    apart = (f" (left out: {len(old) - len(pairs)} only in the old, "
+             f"{len(new) - len(pairs)} only in the new)" if len(pairs) < max(len(old), len(new))
+             else "")
+    print(f"compare: {len(pairs)} sessions in both runs{apart}; new less old, and the "
+          f"central 90 % of {rounds} paired resamples")
+    whole = figures(pairs)
     for k, (name, *_rest) in enumerate(GOALS_27):
-        value = figures(pairs)[k]
         spread = interval([v[k] for v in again])
-        if value is None or spread is None:
+        if whole[k] is None or spread is None:
             continue
         beyond = "" if spread[0] <= 0 <= spread[1] else "  beyond chance"
-        print(f"  {name:<46} {value:+8.3f}  {spread[0]:+.3f} … {spread[1]:+.3f}{beyond}")
+        print(f"  {name:<46} {whole[k]:+8.3f}  {spread[0]:+.3f} … {spread[1]:+.3f}{beyond}")
     for what, label in (("objective", "objective"), ("comparable_cost", "dollars")):
-        print(f"  dp's {label} saved against recorded, every session: "
+        print(f"  dp's {label} saved against recorded, the sessions in both: "
               f"${sum(saved(a, what) for a, _ in pairs):,.2f} → "
               f"${sum(saved(b, what) for _, b in pairs):,.2f}")
+    return True
 
 
 def backtest_section(cdp: str, goals: list) -> None:
@@ -868,8 +899,9 @@ def backtest_section(cdp: str, goals: list) -> None:
         shown = figures["outside"] if name.startswith("projects") else \
             "-" if value is None else f"{value:.3f}"
         spread = interval([v[k] for v in again], good)
+        digits = 0 if name.startswith("projects") else 3     # a count of projects
         spread_shown = "" if spread is None else \
-            f"{spread[0]:6.3f} – {spread[1]:<6.3f}   {spread[2]:6.0%}"
+            f"{spread[0]:6.{digits}f} – {spread[1]:<6.{digits}f}   {spread[2]:6.0%}"
         print(f"  {name:<46} {today:>7} {shown:>7}  {target:<9} {'ok' if ok else 'MISSED':6}  "
               f"{spread_shown}")
     print(f"  (resamples: {len(again)} draws of each project's sessions with replacement; "
@@ -1060,13 +1092,19 @@ def main() -> int:
     if args.compare:
         if len(args.compare) > 2:
             ap.error("--compare takes one run, or two")
-        try:
-            old, new = [json.loads(Path(p).read_text())
-                        for p in [*args.compare, str(RUN)][:2]]
-        except (OSError, ValueError) as e:
-            ap.error(f"--compare: {e}")
-        compare_runs(old, new)
-        return 0
+        runs = []
+        for path in [*args.compare, str(RUN)][:2]:
+            try:
+                runs.append(run_sessions(json.loads(Path(path).read_text()), path))
+            except FileNotFoundError:
+                ap.error(f"--compare: no {path}" + (" (python benchmarks/bench.py "
+                         "--backtest-only saves a run there)" if path == str(RUN) else ""))
+            except OSError as e:
+                ap.error(f"--compare: {path}: {e.strerror}")
+            except ValueError as e:
+                ap.error(f"--compare: {e}" if str(e).startswith(path) else
+                         f"--compare: {path}: not JSON ({e})")
+        return 0 if compare_runs(*runs) else 1
     sizes = [int(s) for s in args.sizes.split(",")]
     cdp = find_command()
     goals: list = []

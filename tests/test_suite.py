@@ -3,11 +3,13 @@ Hypothesis profile made for it."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
 
+import pytest
 from hypothesis import settings
 
 from .conftest import PROFILE, ROOT, chosen_profile
@@ -167,16 +169,35 @@ def test_bench_compare_pairs_the_sessions_of_two_runs(monkeypatch, capsys):
 
     def run(shift: float, one: float) -> list[dict]:
         costs = {"recorded": 10.0, "dp": 9.0 - shift}
-        return [{"held_out": "p", "session_id": str(k), "v": 10.0 * k + shift,
+        return [{"held_out": "p", "session_id": str(k % 19), "v": 10.0 * k + shift,
                  "w": one if k == 0 else 0.0,
                  "policies": {name: {"objective": c, "comparable_cost": c}
                               for name, c in costs.items()}} for k in range(20)]
-    extra = {"held_out": "q", "session_id": "only in the new run", "v": 1e6, "w": 0.0,
-             "policies": {}}
-    bench.compare_runs(run(0.0, 0.0), run(0.5, 40.0) + [extra], rounds=100)
+    extra = {"held_out": "q", "session_id": "only in the new run",
+             "v": 1e6, "w": 0.0, "policies": {}}
+    assert bench.compare_runs(run(0.0, 0.0), run(0.5, 40.0) + [extra], rounds=100)
     out = capsys.readouterr().out
-    assert "20 sessions in both runs" in out
+    assert "20 sessions in both runs (left out: 0 only in the old, 1 only in the new)" in out
     first, second = [line for line in out.splitlines() if line.startswith("  ")][:2]
     assert "+0.500" in first and first.endswith("beyond chance")
     assert "+2.000" in second and not second.endswith("beyond chance")
     assert "$20.00 → $30.00" in out
+
+    assert not bench.compare_runs(run(0.0, 0.0), [extra])
+    assert "share no session" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("run, says", [
+    ({"a": 1}, "not a run saved by bench.py"),
+    ([{"held_out": "p", "session": "x"}], "not a run saved by bench.py"),
+    ("[1, 2]", "not a run saved by bench.py"),
+])
+def test_bench_compare_refuses_what_is_not_a_run(tmp_path, run, says):
+    """``bench.py --compare`` on a file that is not a saved run:
+    one line naming the file, exit 2, no traceback."""
+    path = tmp_path / "run.json"
+    path.write_text(run if isinstance(run, str) else json.dumps(run))
+    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench.py"), "--compare",
+                        str(path), str(path)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert f"{path}: {says}" in p.stderr.splitlines()[-1]
