@@ -56,6 +56,9 @@ class NotARegularFile(OSError):
     def __init__(self, path: str):
         super().__init__(0, "not a regular file; not touching it", path)
 
+    def __str__(self) -> str:
+        return f"{self.filename}: {os_reason(self)}"
+
 
 def regular_or_absent(path: str) -> bool:
     """Whether ``path`` is a regular file (a link to one counts) or not there at all:

@@ -301,6 +301,16 @@ def test_a_hook_whose_transcript_is_a_pipe_says_nothing_at_once(hook, pipe):
     assert (p.returncode, p.stdout, p.stderr) == (0, b"", b"")
 
 
+def test_the_status_line_names_a_transcript_that_is_a_pipe(pipe):
+    """The status line, as the hooks, does not wait on a pipe until its own time runs out
+    ("too slow to read"): it says at once what the path is (cut to the line's length)."""
+    p = run_cli("statusline", "--color", "never",
+                input=json.dumps({"transcript_path": str(pipe)}).encode())
+    said = p.stdout.decode().strip().removeprefix("compact-dp: ").removesuffix("…")
+    assert p.returncode == 0 and len(said) > 20
+    assert f"{pipe}: not a regular file; not touching it".startswith(said)
+
+
 def test_a_folder_s_pipe_named_like_a_session_is_passed_over(pipe, tmp_path):
     from compact_dp.history import find_sessions
     os.rename(pipe, tmp_path / "live.jsonl")

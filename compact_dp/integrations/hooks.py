@@ -15,13 +15,12 @@ Code: any internal error is a line on stderr and exit 0.
 
 from __future__ import annotations
 
-import os
 import time
 
 from ..agents import HOLD_MARGIN
 from ..environment import Env
 from ..errors import CompactDpError, NotAHook, NotASession
-from ..files import regular_or_absent
+from ..files import NotARegularFile
 from ..views.words import dollars
 
 TYPE_CHECKING = False
@@ -51,9 +50,10 @@ def _decide(hook: dict[str, object], environ: Mapping[str, str]
     path = hook.get("transcript_path")
     if not isinstance(path, str) or not path:
         return None, None
-    if not regular_or_absent(os.path.expanduser(path)):
-        return None, None                     # a pipe would be waited on past any deadline
-    reading, answered, _ = decide_transcript(path, environ, READING, time.time())
+    try:
+        reading, answered, _ = decide_transcript(path, environ, READING, time.time())
+    except NotARegularFile:
+        return None, None                     # a pipe is no transcript: nothing to say
     if answered is None:
         return None, None
     return answered.decision, reading.session

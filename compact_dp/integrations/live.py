@@ -7,6 +7,7 @@ import os
 import time
 
 from ..asking import Answer
+from ..files import NotARegularFile, regular_or_absent
 from ..question import Options, Question, decide_session
 from ..sessions.incremental import STATE_ERRORS, Reading, cache_dir, read_incremental
 
@@ -25,8 +26,12 @@ def decide_transcript(path: str, env: Mapping[str, str], seconds: float, now: fl
     yet, say so (no answer).  The forecast learns from the project's other sessions, read
     for at most PROJECT_READING seconds a call (the rest on the next).  ``window``: the
     context window the agent itself reported (the status line's ``context_window_size``),
-    the session's setting's first source."""
+    the session's setting's first source.  A transcript that is there and is no regular
+    file is refused at once (NotARegularFile): a named pipe would be waited on past any
+    deadline, and Claude Code waits on its hooks."""
     path, folder = os.path.expanduser(path), cache_dir(env)
+    if not regular_or_absent(path):
+        raise NotARegularFile(path)
     deadline = time.monotonic() + seconds
     reading = read_incremental(path, folder, deadline=deadline)
     if reading.session is None:
