@@ -45,6 +45,10 @@ def _minute(text: str) -> int | None:
     return seconds
 
 
+LATEST = 1e11       # seconds since 1970 (year 5138): the last a time in seconds may say; a
+                    # larger number is one in milliseconds
+
+
 def parse_time(text: object) -> float | None:
     """Seconds since the epoch, or None for anything that is not a timestamp — a text one
     no clock shows either (before 1970, or past what a number may say: year 5138), as a
@@ -65,11 +69,11 @@ def parse_time(text: object) -> float | None:
                 value = stamp.timestamp()
         except (ValueError, IndexError):
             return None
-        return value if value is not None and 0 <= value < 1e11 else None
+        return value if value is not None and 0 <= value < LATEST else None
     if isinstance(text, (int, float)) and not isinstance(text, bool):
-        if not 0 <= text < 1e14:             # not a time: garbage, NaN or infinite
+        if not 0 <= text < LATEST * 1000.0:    # not a time: garbage, NaN or infinite
             return None
-        return float(text) / (1000.0 if text > 1e11 else 1.0)
+        return float(text) / (1000.0 if text > LATEST else 1.0)
     return None
 
 
