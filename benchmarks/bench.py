@@ -761,19 +761,20 @@ def lopo_figures(results: list[dict]) -> tuple[dict, list[tuple[str, int, float]
             "outside": f"{outside} of {len(projects)}"}, projects
 
 
-def resampled(results: list[dict], figures_of, rounds: int = 200,
-              seed: int = 27) -> list[list[float | None]]:
+def resampled(results: list, figures_of, rounds: int = 200, seed: int = 27,
+              project=lambda r: r.get("held_out", "")) -> list[list[float | None]]:
     """``figures_of`` over ``rounds`` resamples of the sessions: each held-out project's
     sessions drawn again with replacement, as many as it has.  How far the figures move
     says what the corpus can tell apart: 89 long sessions, most of them from one project,
     leave a share such as "cheaper than both thresholds" about ±0.08 wide, and a mend that
     moves a figure less than that is not evidence.  The projects themselves are not drawn
     again (there are 12): how the figures vary between projects is not in the interval.
-    Seeded, so that two runs print the same intervals."""
+    Seeded, so that two runs print the same intervals.  ``project``: what a result's
+    project is (a session's ``held_out``)."""
     rng = random.Random(seed)
     groups: dict[str, list[dict]] = {}
     for r in results:
-        groups.setdefault(r.get("held_out", ""), []).append(r)
+        groups.setdefault(project(r), []).append(r)
     return [figures_of([rng.choice(members) for members in groups.values()
                         for _ in members]) for _ in range(rounds)]
 
@@ -835,11 +836,7 @@ def compare_runs(old: list[dict], new: list[dict], rounds: int = 200) -> bool:
         a, b = (lopo_figures([pair[k] for pair in sample])[0]["values"] for k in (0, 1))
         return [None if x is None or y is None else y - x for x, y in zip(a, b)]
 
-    def saved(r: dict, what: str) -> float:
-        runs = r.get("policies") or {}
-        return runs["recorded"][what] - runs["dp"][what] if "dp" in runs else 0.0
-    grouped = [dict(pair[1], pair=pair) for pair in pairs]
-    again = resampled(grouped, lambda sample: figures([r["pair"] for r in sample]), rounds)
+    again = resampled(pairs, figures, rounds, project=lambda pair: pair[1]["held_out"])
     apart = (f" (left out: {len(old) - len(pairs)} only in the old, "
              f"{len(new) - len(pairs)} only in the new)" if len(pairs) < max(len(old), len(new))
              else "")
@@ -854,8 +851,8 @@ def compare_runs(old: list[dict], new: list[dict], rounds: int = 200) -> bool:
         print(f"  {name:<46} {whole[k]:+8.3f}  {spread[0]:+.3f} … {spread[1]:+.3f}{beyond}")
     for what, label in (("objective", "objective"), ("comparable_cost", "dollars")):
         print(f"  dp's {label} saved against recorded, the sessions in both: "
-              f"${sum(saved(a, what) for a, _ in pairs):,.2f} → "
-              f"${sum(saved(b, what) for _, b in pairs):,.2f}")
+              f"${objective_saved([a for a, _ in pairs], 'dp', what)[0]:,.2f} → "
+              f"${objective_saved([b for _, b in pairs], 'dp', what)[0]:,.2f}")
     return True
 
 
@@ -975,12 +972,14 @@ def threshold_ties(results: list[dict], name: str = "dp") -> tuple[int, int, int
     return ties, beaten, long
 
 
-def objective_saved(results: list[dict], name: str) -> tuple[float, int]:
-    """Over every session replayed with ``name``: Σ (the recorded objective less its own),
-    and the sessions where its objective is above the recorded one's."""
+def objective_saved(results: list[dict], name: str, what: str = "objective"
+                    ) -> tuple[float, int]:
+    """Over every session replayed with ``name``: Σ (the recorded objective less its own;
+    ``what``: another figure, such as ``comparable_cost``, the dollars), and the sessions
+    where its figure is above the recorded one's."""
     runs = [r["policies"] for r in results if name in (r.get("policies") or {})]
-    return (sum(p["recorded"]["objective"] - p[name]["objective"] for p in runs),
-            sum(p[name]["objective"] > p["recorded"]["objective"] for p in runs))
+    return (sum(p["recorded"][what] - p[name][what] for p in runs),
+            sum(p[name][what] > p["recorded"][what] for p in runs))
 
 
 def best_from_elapsed(results: list[dict]) -> tuple[tuple[float, float], tuple[float, float]]:
