@@ -773,7 +773,7 @@ MUTANTS: dict[str, list[tuple[str, str, str, str, str]]] = {
          '    return home if os.path.isabs(home) else ""', "    return home",
          "tests/test_install.py tests/test_statusline_lines.py"),
         ("year 1 is a time", "compact_dp/sessions/timefmt.py",
-         "        return value if value is not None and 0 <= value < 1e11 else None",
+         "        return value if value is not None and 0 <= value < LATEST else None",
          "        return value", "tests/test_sizes_and_times.py"),
         ("typer's Ctrl-C is silent", "compact_dp/cli/app.py",
          "    if status == EXIT_INTERRUPTED:", "    if False:", "tests/test_user_boundaries.py"),
